@@ -1,0 +1,58 @@
+"""``kbt build``: the main job, a selection and a usage skeleton for every operator spec."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from kb_tools.diagnostics import Diagnostic, KbError, KbErrors
+from kb_tools.pages import KnowledgeBase
+from kb_tools.selection import select, write_selection
+from kb_tools.specs import load_spec, spec_files
+from kb_tools.usage import write_usage
+
+PROGRESS_FROM = 50  # catalogs at least this large show a progress bar
+
+
+@dataclass
+class BuildRow:
+    op: str
+    required: int
+    patterns: int
+    invariants: int
+    stale: int
+
+
+def build_catalog(kb: KnowledgeBase, ops_dir: Path, out_dir: Path) -> tuple[list[BuildRow], list[Diagnostic]]:
+    files = spec_files(ops_dir)
+    rows, diags = [], []
+    iterator = files
+    if len(files) >= PROGRESS_FROM:
+        from tqdm import tqdm
+
+        iterator = tqdm(files, desc="kbt build", unit="op", file=sys.stderr, disable=None)
+    for path in iterator:
+        try:
+            spec = load_spec(path)
+            selection = select(kb, spec)
+            target = Path(out_dir) / spec.op if spec.class_id == "." else Path(out_dir) / spec.op / spec.class_id
+            write_selection(selection, target)
+            _, report = write_usage(selection, target)
+        except KbErrors as exc:
+            diags.extend(exc.diagnostics)
+            continue
+        except KbError as exc:
+            diags.append(exc.diagnostic)
+            continue
+        n_inv = sum(len(v.page.invariants) for v in selection.references)
+        rows.append(BuildRow(spec.op, len(selection.constraints), len(selection.patterns), n_inv, len(report.stale)))
+    return rows, diags
+
+
+def format_table(rows: list[BuildRow]) -> str:
+    header = ("op", "required", "patterns", "invariants", "stale")
+    body = [(r.op, str(r.required), str(r.patterns), str(r.invariants), str(r.stale)) for r in rows]
+    widths = [max(len(x) for x in col) for col in zip(header, *body)]
+    fmt = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))  # noqa: E731
+    return "\n".join([fmt(header), fmt(tuple("-" * w for w in widths)), *(fmt(b) for b in body)])

@@ -1,0 +1,1 @@
+"""One module per ``kbt`` subcommand (discovered by name; see kb_tools.cli)."""

@@ -1,0 +1,24 @@
+"""Helpers shared by the command modules: the KB root, loading with errors surfaced."""
+
+from __future__ import annotations
+
+import sys
+
+from kb_tools.diagnostics import EXIT_FINDINGS, Diagnostic, KbErrors
+from kb_tools.pages import KnowledgeBase, load_kb
+from kb_tools.paths import find_root
+
+
+def knowledge_base(args, *, strict: bool = True) -> KnowledgeBase:
+    """The KB; with ``strict`` a page that fails to load stops the command (exit 1)."""
+    kb = load_kb(find_root(args.kb_root))
+    if strict and kb.diagnostics:
+        raise KbErrors(kb.diagnostics, EXIT_FINDINGS)
+    return kb
+
+
+def report(diags: list[Diagnostic]) -> int:
+    """Print diagnostics; exit 1 when any is an error."""
+    for d in diags:
+        print(d, file=sys.stderr if d.severity == "error" else sys.stdout)
+    return EXIT_FINDINGS if any(d.severity == "error" for d in diags) else 0

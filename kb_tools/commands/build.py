@@ -1,0 +1,23 @@
+NAME = "build"
+HELP = "the main job: KB_SELECTION.json and KB_USAGE.json for every operator in a catalog"
+
+
+def configure(parser):
+    parser.add_argument("ops", nargs="?", default="ops", help="catalog directory of <op>.yaml specs (default: ops)")
+    parser.add_argument("-o", "--output", default="build", metavar="DIR", help="output directory (default: build)")
+
+
+def run(args):
+    from pathlib import Path
+
+    from kb_tools.build import build_catalog, format_table
+    from kb_tools.commands._common import knowledge_base, report
+    from kb_tools.diagnostics import EXIT_USAGE, fail
+
+    ops = Path(args.ops)
+    if not ops.is_dir():
+        fail(ops, None, "BU001", "catalog directory does not exist", EXIT_USAGE)
+    rows, diags = build_catalog(knowledge_base(args), ops, Path(args.output))
+    print(format_table(rows))
+    print(f"kbt build: {len(rows)} operators written to {args.output}/" + (f", {len(diags)} findings" if diags else ""))
+    return report(diags)

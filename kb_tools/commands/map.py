@@ -1,0 +1,20 @@
+NAME = "map"
+HELP = "write the routing map derived from the pages, shaped like the public KB's topology-map.json"
+
+
+def configure(parser):
+    parser.add_argument("-o", "--output", metavar="FILE", help="write here (default: standard output)")
+
+
+def run(args):
+    from kb_tools.commands._common import knowledge_base
+    from kb_tools.jsonio import dumps, write_atomic
+    from kb_tools.topomap import routing_map
+
+    text = dumps(routing_map(knowledge_base(args)))
+    if args.output:
+        write_atomic(args.output, text)
+        print(f"wrote {args.output}")
+    else:
+        print(text, end="")
+    return 0

@@ -1,0 +1,25 @@
+NAME = "usage"
+HELP = "write or merge the KB_USAGE.json skeleton (and its KB_SELECTION.json) for one operator spec"
+
+
+def configure(parser):
+    parser.add_argument("spec", help="operator spec, e.g. ops/softmax.yaml")
+    parser.add_argument("-o", "--output", metavar="DIR", default=None, help="directory to write into (default: build/<op>)")
+
+
+def run(args):
+    from kb_tools.commands._common import knowledge_base
+    from kb_tools.commands.select import out_dir
+    from kb_tools.selection import select, write_selection
+    from kb_tools.specs import load_spec
+    from kb_tools.usage import write_usage
+
+    spec = load_spec(args.spec)
+    selection = select(knowledge_base(args), spec)
+    target = out_dir(args, spec)
+    write_selection(selection, target)
+    path, report = write_usage(selection, target)
+    print(f"wrote {path}: {report.added} new records, {report.kept} kept, {len(report.stale)} stale")
+    for line in report.stale:
+        print(f"  stale: {line}")
+    return 0

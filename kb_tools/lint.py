@@ -1,0 +1,216 @@
+"""``kbt lint``: the KB integrity check.
+
+Each check is a small function that returns how many things it examined and what it found;
+a check that examined nothing is reported as such and never counted as passed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kb_tools.audit.codes import RULES
+from kb_tools.diagnostics import Diagnostic, KbError, KbErrors
+from kb_tools.pages import BODY_SECTIONS, KnowledgeBase, shown_path, body_sections, load_kb
+from kb_tools.router import Task, parse_router
+from kb_tools.sources import load_sources, seeds_dir
+from kb_tools.specs import load_spec, spec_files
+
+_NON_DURABLE = re.compile(r"(^|-)(v\d+|\d{6,8}|\d{4}-\d{2}(-\d{2})?|new|old|final|tmp|temp|draft|copy|wip|backup)(-|$)")
+_MD_LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
+
+
+@dataclass
+class LintContext:
+    root: Path
+    kb: KnowledgeBase
+    tasks: list[Task] = field(default_factory=list)
+    load_diags: list[Diagnostic] = field(default_factory=list)
+
+
+@dataclass
+class CheckResult:
+    name: str
+    examined: int
+    diagnostics: list[Diagnostic]
+
+    @property
+    def status(self) -> str:
+        if self.examined == 0:
+            return "examined nothing"
+        return "failed" if any(d.severity == "error" for d in self.diagnostics) else "passed"
+
+
+def _page_loc(page, key=None):
+    return shown_path(page.path), page.lines.get(key) if key else None
+
+
+def check_front_matter(ctx):
+    n = len(ctx.kb.pages) + len({d.path for d in ctx.kb.diagnostics})
+    return n, list(ctx.kb.diagnostics)
+
+
+def check_router(ctx):
+    diags = list(ctx.load_diags)
+    for task in ctx.tasks:
+        for ref in task.references:
+            if ctx.kb.by_path(ref) is None:
+                diags.append(Diagnostic("ROUTER.md", task.line, "LN010", f"task {task.id!r} points to {ref}, which is not a page"))
+    return len(ctx.tasks), diags
+
+
+def check_reachable(ctx):
+    routed = {ref for t in ctx.tasks for ref in t.references}
+    index = ctx.kb.kb_dir / "README.md"
+    indexed = set()
+    if index.is_file():
+        indexed = {m.removeprefix("./") for m in _MD_LINK.findall(index.read_text("utf-8", errors="replace"))}
+    diags = []
+    for page in ctx.kb.pages.values():
+        r = page.routing
+        selectable = bool(r.mandatory_for) or r.topologies == "all" or bool(r.topologies)
+        if page.rel_path not in routed and page.rel_path not in indexed and not selectable:
+            diags.append(Diagnostic(*_page_loc(page, "routing"), "LN020", "page is unreachable: no ROUTER.md row, index link or routing field selects it"))
+    return len(ctx.kb.pages), diags
+
+
+def check_body(ctx):
+    diags = []
+    for page in ctx.kb.pages.values():
+        found = body_sections(page.body)
+        missing = [s for s in BODY_SECTIONS if s not in found]
+        if missing:
+            diags.append(Diagnostic(shown_path(page.path), page.body_line, "LN030", f"body lacks section(s): {', '.join(missing)}"))
+        elif [s for s in found if s in BODY_SECTIONS] != list(BODY_SECTIONS):
+            diags.append(Diagnostic(shown_path(page.path), page.body_line, "LN031", f"body sections out of order; expected {' / '.join(BODY_SECTIONS)}"))
+    return len(ctx.kb.pages), diags
+
+
+def check_invariant_checkers(ctx):
+    diags, n = [], 0
+    for page in ctx.kb.pages.values():
+        for inv in page.invariants:
+            n += 1
+            path = shown_path(page.path)
+            if inv.check == "static" and inv.rule not in RULES:
+                diags.append(Diagnostic(path, inv.line, "LN040", f"invariant {inv.id!r} names rule {inv.rule!r}, which the verifier does not define"))
+            if inv.check == "runtime":
+                if inv.evidence and not (ctx.root / inv.evidence).exists():
+                    diags.append(Diagnostic(path, inv.line, "LN041", f"invariant {inv.id!r} evidence {inv.evidence} does not exist"))
+                if not inv.evidence and not page.demonstrated_by:
+                    diags.append(Diagnostic(path, inv.line, "LN042", f"runtime invariant {inv.id!r} has no evidence and the page no demonstrated_by notebook"))
+    return n, diags
+
+
+def check_notebooks(ctx):
+    diags, n = [], 0
+    for page in ctx.kb.pages.values():
+        for nb in page.demonstrated_by:
+            n += 1
+            if not (ctx.root / nb).is_file():
+                diags.append(Diagnostic(*_page_loc(page, "demonstrated_by"), "LN050", f"demonstrated_by {nb} does not exist"))
+    return n, diags
+
+
+def check_links(ctx):
+    diags, n = [], 0
+    for page in ctx.kb.pages.values():
+        for offset, line in enumerate(page.body.splitlines()):
+            for target in _MD_LINK.findall(line):
+                if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+                    continue
+                n += 1
+                if not (page.path.parent / target.split("#", 1)[0]).exists():
+                    diags.append(Diagnostic(shown_path(page.path), page.body_line + offset, "LN060", f"link target {target} does not exist"))
+        for rel in page.related:
+            n += 1
+            if rel not in ctx.kb.pages:
+                diags.append(Diagnostic(*_page_loc(page, "related"), "LN061", f"related page {rel!r} does not exist"))
+    return n, diags
+
+
+def check_citations(ctx):
+    try:
+        seeds = load_sources(ctx.kb.kb_dir)
+    except KbErrors as exc:
+        return 1, exc.diagnostics
+    except KbError as exc:
+        return 1, [exc.diagnostic]
+    here = seeds_dir(ctx.root)
+    diags, n = [], 0
+    for page in ctx.kb.pages.values():
+        for src in page.sources:
+            n += 1
+            seed = seeds.get(src["seed"])
+            where = _page_loc(page, "sources")
+            if seed is None:
+                diags.append(Diagnostic(*where, "LN070", f"cites unknown seed {src['seed']!r} (see kb/sources.yaml)"))
+            elif src["section"] not in seed.sections:
+                diags.append(Diagnostic(*where, "LN071", f"cites section {src['section']!r}, which {src['seed']} does not have (see kb/sources.yaml)"))
+            elif here is not None and not (here / src["seed"]).is_file():
+                diags.append(Diagnostic(*where, "LN072", f"seed file {src['seed']} is not in {here}"))
+    return n, diags
+
+
+def check_file_names(ctx):
+    diags = []
+    for page in ctx.kb.pages.values():
+        if _NON_DURABLE.search(page.path.stem):
+            diags.append(Diagnostic(shown_path(page.path), None, "LN080", f"file name {page.path.name!r} is not durable (dates, versions or words like new/final do not belong in it)"))
+    return len(ctx.kb.pages), diags
+
+
+def check_demonstrated(ctx):
+    """A constraint whose invariants are checked at run time must name the notebook proving it."""
+    diags, n = [], 0
+    for page in ctx.kb.pages.values():
+        if page.kind == "constraint" and any(i.check == "runtime" for i in page.invariants):
+            n += 1
+            if not page.demonstrated_by:
+                diags.append(Diagnostic(*_page_loc(page, "invariants"), "LN090", "constraint with a runtime claim has no demonstrated_by notebook"))
+    return n, diags
+
+
+def check_specs(ctx):
+    """Operator specs load, and every registered dtype declares its criterion (seed 000 §7)."""
+    diags, files = [], spec_files(ctx.root / "ops")
+    for path in files:
+        try:
+            spec = load_spec(path)
+        except KbErrors as exc:
+            diags.extend(exc.diagnostics)
+            continue
+        except KbError as exc:
+            diags.append(exc.diagnostic)
+            continue
+        for dtype in spec.uncovered_dtypes():
+            diags.append(Diagnostic(shown_path(path), None, "LN100", f"dtype {dtype} has no declared criterion; it would fall to TTK's default mix_tolerance"))
+    return len(files), diags
+
+
+CHECKS = (
+    ("front matter", check_front_matter),
+    ("router targets", check_router),
+    ("pages reachable", check_reachable),
+    ("body sections", check_body),
+    ("invariant checkers", check_invariant_checkers),
+    ("demonstrated_by notebooks", check_notebooks),
+    ("links", check_links),
+    ("seed citations", check_citations),
+    ("durable file names", check_file_names),
+    ("runtime claims demonstrated", check_demonstrated),
+    ("operator specs", check_specs),
+)
+
+
+def run_lint(root: Path) -> list[CheckResult]:
+    root = Path(root)
+    ctx = LintContext(root, load_kb(root))
+    try:
+        ctx.tasks = parse_router(root / "ROUTER.md")
+    except KbErrors as exc:
+        ctx.load_diags = exc.diagnostics
+    except KbError as exc:
+        ctx.load_diags = [exc.diagnostic]
+    return [CheckResult(name, *fn(ctx)) for name, fn in CHECKS]

@@ -1,0 +1,246 @@
+"""The rule pages: Markdown files with YAML front matter, loaded and validated.
+
+Each page carries its own routing metadata (unlike the public KB, where a separate
+topology-map.json drifts from the pages); ``load_kb`` is the only way tools read pages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kb_tools import vocabulary as V
+from kb_tools.diagnostics import Diagnostic, KbErrors
+from kb_tools.schema_check import schema_diagnostics
+from kb_tools.textfile import read_text
+from kb_tools.diagnostics import KbError
+from kb_tools.yamlio import load_yaml
+
+KEBAB = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+BODY_SECTIONS = ("Rule", "Trigger", "Why", "Do / Don't", "How it is checked", "Pitfalls")
+
+PAGE_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["id", "title", "kind", "area", "routing", "trigger", "invariants", "sources"],
+    "properties": {
+        "id": {"type": "string", "pattern": KEBAB},
+        "title": {"type": "string", "minLength": 3},
+        "kind": {"enum": list(V.PAGE_KINDS)},
+        "area": {"enum": list(V.AREAS)},
+        "routing": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "topologies": {"oneOf": [
+                    {"const": "all"},
+                    {"type": "array", "uniqueItems": True, "items": {"enum": list(V.TOPOLOGIES)}},
+                ]},
+                "properties": {"type": "array", "uniqueItems": True, "items": {"enum": list(V.ROUTING_FACTS)}},
+                "mandatory_for": {"type": "array", "uniqueItems": True, "items": {"enum": list(V.ROLES)}},
+                "target_gate": {"enum": list(V.TARGETS)},
+            },
+        },
+        "trigger": {"type": "string", "minLength": 10},
+        "invariants": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["id", "text", "check"],
+                "properties": {
+                    "id": {"type": "string", "pattern": KEBAB},
+                    "text": {"type": "string", "minLength": 10},
+                    "check": {"enum": list(V.CHECK_KINDS)},
+                    "rule": {"type": "string", "pattern": r"^[A-Z]{2,4}[0-9]{3}$"},
+                    "evidence": {"type": "string"},
+                },
+                "if": {"properties": {"check": {"const": "static"}}},
+                "then": {"required": ["rule"]},
+            },
+        },
+        "demonstrated_by": {"type": "array", "uniqueItems": True, "items": {"type": "string", "pattern": r"^notebooks/[a-z0-9_]+\.py$"}},
+        "sources": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["seed", "section"],
+                "properties": {"seed": {"type": "string"}, "section": {"type": "string"}},
+            },
+        },
+        "related": {"type": "array", "uniqueItems": True, "items": {"type": "string", "pattern": KEBAB}},
+    },
+}
+
+
+@dataclass(frozen=True)
+class Invariant:
+    id: str
+    text: str
+    check: str
+    rule: str | None = None
+    evidence: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Routing:
+    topologies: tuple[str, ...] | str = "all"
+    properties: tuple[str, ...] = ()
+    mandatory_for: tuple[str, ...] = ()
+    target_gate: str | None = None
+
+
+@dataclass(frozen=True)
+class Page:
+    id: str
+    title: str
+    kind: str
+    area: str
+    routing: Routing
+    trigger: str
+    invariants: tuple[Invariant, ...]
+    demonstrated_by: tuple[str, ...]
+    sources: tuple[dict, ...]
+    related: tuple[str, ...]
+    path: Path  # on disk
+    rel_path: str  # KB-relative, e.g. "constraints/wrapper-boundary.md"
+    sha256: str  # "sha256:" + hex digest of the file's bytes
+    body: str
+    body_line: int  # file line where the body starts
+    lines: dict = field(default_factory=dict, compare=False, repr=False)  # key -> line
+
+    @property
+    def is_pattern(self) -> bool:
+        return self.kind == "pattern"
+
+
+def split_front_matter(text: str, path) -> tuple[str, str, int]:
+    """Return (front matter YAML, body, line where the body starts)."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].strip() != "---":
+        raise KbError(Diagnostic(str(path), 1, "PG001", "no YAML front matter: the file must start with a '---' line"))
+    for i in range(1, len(lines)):
+        if lines[i].strip() == "---":
+            return "".join(lines[1:i]), "".join(lines[i + 1:]), i + 2
+    raise KbError(Diagnostic(str(path), 1, "PG002", "front matter is not closed by a second '---' line"))
+
+
+def parse_page(path: Path, kb_dir: Path) -> Page:
+    """Load one page; every problem found is raised together as KbErrors."""
+    path = Path(path)
+    text = read_text(path, code_prefix="PG")
+    front, body, body_line = split_front_matter(text, path)
+    data = load_yaml(front, path, line_offset=1, code="PG003")
+    if not isinstance(data, dict):
+        raise KbErrors([Diagnostic(str(path), 2, "PG004", "front matter must be a mapping of keys to values")])
+    diags = schema_diagnostics(data, PAGE_SCHEMA, path, "PG010")
+    stem = path.stem
+    if isinstance(data.get("id"), str) and data["id"] != stem:
+        diags.append(Diagnostic(str(path), data.line_of("id"), "PG011", f"id {data['id']!r} must equal the file stem {stem!r}"))
+    expected_dir = V.PAGE_KINDS.get(data.get("kind"))
+    if expected_dir and path.parent.name != expected_dir:
+        diags.append(Diagnostic(str(path), data.line_of("kind"), "PG012", f"a {data['kind']} page belongs in kb/{expected_dir}/"))
+    invariants = data.get("invariants") if isinstance(data.get("invariants"), list) else []
+    seen = {}
+    for i, inv in enumerate(invariants):
+        if isinstance(inv, dict) and isinstance(inv.get("id"), str):
+            if inv["id"] in seen:
+                diags.append(Diagnostic(str(path), invariants.line_of(i), "PG013", f"invariant id {inv['id']!r} repeats (first at line {seen[inv['id']]})"))
+            seen.setdefault(inv["id"], invariants.line_of(i))
+    if diags:
+        raise KbErrors(diags)
+    routing = data.get("routing") or {}
+    topologies = routing.get("topologies", "all")
+    return Page(
+        id=data["id"],
+        title=data["title"],
+        kind=data["kind"],
+        area=data["area"],
+        routing=Routing(
+            topologies=topologies if topologies == "all" else tuple(topologies),
+            properties=tuple(routing.get("properties", ())),
+            mandatory_for=tuple(routing.get("mandatory_for", ())),
+            target_gate=routing.get("target_gate"),
+        ),
+        trigger=" ".join(data["trigger"].split()),
+        invariants=tuple(
+            Invariant(inv["id"], " ".join(inv["text"].split()), inv["check"], inv.get("rule"), inv.get("evidence"), invariants.line_of(i))
+            for i, inv in enumerate(invariants)
+        ),
+        demonstrated_by=tuple(data.get("demonstrated_by", ())),
+        sources=tuple(dict(s) for s in data["sources"]),
+        related=tuple(data.get("related", ())),
+        path=path,
+        rel_path=path.relative_to(kb_dir).as_posix(),
+        sha256="sha256:" + hashlib.sha256(path.read_bytes()).hexdigest(),
+        body=body,
+        body_line=body_line,
+        lines=dict(data.lines),
+    )
+
+
+@dataclass
+class KnowledgeBase:
+    root: Path  # the repository root holding ROUTER.md and kb/
+    pages: dict[str, Page]  # by id, sorted
+    diagnostics: list[Diagnostic]  # pages that failed to load
+
+    @property
+    def kb_dir(self) -> Path:
+        return self.root / "kb"
+
+    def by_path(self, rel_path: str) -> Page | None:
+        for page in self.pages.values():
+            if page.rel_path == rel_path:
+                return page
+        return None
+
+
+def page_files(kb_dir: Path) -> list[Path]:
+    return sorted(p for sub in V.PAGE_KINDS.values() for p in (kb_dir / sub).glob("*.md") if p.name != "README.md")
+
+
+def load_kb(root: Path) -> KnowledgeBase:
+    """Load every page under ``root/kb``; a page that fails is reported, not fatal."""
+    root = Path(root)
+    kb_dir = root / "kb"
+    pages, diags = {}, []
+    for path in page_files(kb_dir):
+        shown = shown_path(path)
+        try:
+            page = parse_page(path, kb_dir)
+        except KbErrors as exc:
+            diags.extend(_reshown(d, shown) for d in exc.diagnostics)
+            continue
+        except KbError as exc:
+            diags.append(_reshown(exc.diagnostic, shown))
+            continue
+        if page.id in pages:
+            diags.append(Diagnostic(shown, page.lines.get("id"), "PG014", f"duplicate page id {page.id!r} (also {pages[page.id].rel_path})"))
+            continue
+        pages[page.id] = page
+    return KnowledgeBase(root, dict(sorted(pages.items())), diags)
+
+
+def shown_path(path: Path) -> str:
+    """A path as the user would type it: relative to the current directory when possible."""
+    try:
+        return Path(path).resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _reshown(d: Diagnostic, shown: str) -> Diagnostic:
+    return Diagnostic(shown, d.line, d.code, d.message, d.severity)
+
+
+def body_sections(body: str) -> list[str]:
+    """The level-2 headings of a page body, in order."""
+    return [m.group(1).strip() for m in re.finditer(r"^##\s+(.+?)\s*$", body, flags=re.M)]

@@ -1,0 +1,145 @@
+"""Operator specs (``ops/<op>.yaml``): the facts routing needs about one operator class.
+
+A spec states what the operator *is* (topologies, dtypes, properties, criteria, the DUT's
+widening, the target); nothing in it names a rule, so routing never keys off an op name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from kb_tools import vocabulary as V
+from kb_tools.diagnostics import Diagnostic, KbErrors
+from kb_tools.schema_check import schema_diagnostics
+from kb_tools.textfile import read_text
+from kb_tools.yamlio import load_yaml
+
+_DTYPE_NAMES = sorted(set(V.DTYPES) | set(V.DTYPE_ALIASES))
+
+SPEC_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["op", "topologies", "properties", "criteria"],
+    "properties": {
+        "op": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_]*$"},
+        "class_id": {"type": "string", "minLength": 1},
+        "description": {"type": "string"},
+        "topologies": {"type": "array", "uniqueItems": True, "items": {"enum": list(V.TOPOLOGIES)}},
+        "properties": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["dtypes"],
+            "properties": {
+                **{k: {"type": "boolean"} for k in V.PROPERTY_KEYS if k not in V.LIST_PROPERTY_KEYS},
+                "dtypes": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"enum": _DTYPE_NAMES}},
+                "index_dtypes": {"type": "array", "uniqueItems": True, "items": {"enum": _DTYPE_NAMES}},
+                "ranks": {"type": "array", "uniqueItems": True, "items": {"type": "integer", "minimum": 0, "maximum": 8}},
+            },
+        },
+        "target": {"enum": list(V.TARGETS)},
+        "criteria": {
+            "type": "object",
+            "propertyNames": {"enum": _DTYPE_NAMES},
+            "additionalProperties": {"enum": list(V.CRITERIA)},
+        },
+        "widening": {
+            "type": "object",
+            "propertyNames": {"enum": _DTYPE_NAMES},
+            "additionalProperties": {"enum": _DTYPE_NAMES},
+        },
+        "wrapper": {"type": "string", "minLength": 1},
+    },
+}
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    op: str
+    class_id: str
+    topologies: tuple[str, ...]
+    properties: dict  # canonical dtype names; list properties as lists
+    target: str | None
+    criteria: dict  # dtype -> criterion
+    widening: dict  # dtype -> accumulate dtype of the DUT
+    wrapper: str | None
+    description: str
+    path: Path
+
+    @property
+    def dtypes(self) -> tuple[str, ...]:
+        return tuple(self.properties.get("dtypes", ()))
+
+    def uncovered_dtypes(self) -> list[str]:
+        """Registered dtypes with no declared criterion (seed 000 §7: they would fall to
+        TTK's default mix_tolerance instead of the operator's own standard)."""
+        return [d for d in self.dtypes if d not in self.criteria]
+
+    def facts(self) -> dict[str, str]:
+        """Every routing fact that holds, each with the evidence a reviewer can read."""
+        held = {}
+        for key in V.PROPERTY_KEYS:
+            value = self.properties.get(key)
+            if value:
+                held[key] = f"{key}: {', '.join(map(str, value))}" if isinstance(value, list) else f"{key} is true"
+        dtypes = self.dtypes
+        ints = [d for d in dtypes if d in V.INTEGER_DTYPES]
+        floats = [d for d in dtypes if d in V.FLOAT_DTYPES]
+        halves = [d for d in dtypes if d in V.HALF_DTYPES]
+        if ints:
+            held["has_integer_dtype"] = f"integer dtypes {', '.join(ints)}"
+        if floats:
+            held["has_float_dtype"] = f"floating dtypes {', '.join(floats)}"
+        if halves:
+            held["has_half_dtype"] = f"half dtypes {', '.join(halves)}"
+        cross = [d for d in floats if self.criteria.get(d) == "cross_check"]
+        if cross:
+            held["three_party"] = f"cross_check declared for {', '.join(cross)}"
+        return held
+
+
+def _canon_list(values):
+    return [V.canonical_dtype(v) for v in values]
+
+
+def load_spec(path: Path) -> OpSpec:
+    path = Path(path)
+    text = read_text(path, code_prefix="SP")
+    if not text.strip():
+        raise KbErrors([Diagnostic(str(path), None, "SP010", "empty spec: expected op, topologies, properties and criteria")])
+    data = load_yaml(text, path, code="SP011")
+    if not isinstance(data, dict):
+        raise KbErrors([Diagnostic(str(path), 1, "SP012", "a spec must be a mapping of keys to values")])
+    diags = schema_diagnostics(data, SPEC_SCHEMA, path, "SP020")
+    if diags:
+        raise KbErrors(diags)
+    props = dict(data["properties"])
+    for key in ("dtypes", "index_dtypes"):
+        if key in props:
+            props[key] = _canon_list(props[key])
+    criteria = {V.canonical_dtype(k): v for k, v in data["criteria"].items()}
+    widening = {V.canonical_dtype(k): V.canonical_dtype(v) for k, v in data.get("widening", {}).items()}
+    dtypes = set(props["dtypes"])
+    for name, table in (("criteria", data["criteria"]), ("widening", data.get("widening", {}))):
+        for key in table:
+            if V.canonical_dtype(key) not in dtypes:
+                diags.append(Diagnostic(str(path), table.line_of(key), "SP021", f"{name} names {key!r}, which is not in properties.dtypes"))
+    if diags:
+        raise KbErrors(diags)
+    return OpSpec(
+        op=data["op"],
+        class_id=data.get("class_id", "."),
+        topologies=tuple(data["topologies"]),
+        properties=props,
+        target=data.get("target"),
+        criteria=criteria,
+        widening=widening,
+        wrapper=data.get("wrapper"),
+        description=" ".join(str(data.get("description", "")).split()),
+        path=path,
+    )
+
+
+def spec_files(ops_dir: Path) -> list[Path]:
+    return sorted(Path(ops_dir).glob("*.yaml"))

@@ -1,0 +1,187 @@
+"""KB_USAGE.json: the skeleton a coder fills, its merge, and its contract check.
+
+A regenerated skeleton never loses what a person wrote: records are matched by
+(reference, invariant_id); filled records are kept as they are, new invariants are added,
+and records whose page or invariant vanished move to ``stale`` rather than disappearing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kb_tools import CONTRACT_VERSION, schemas
+from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError
+from kb_tools.jsonio import dumps, load_json, write_atomic
+from kb_tools.pages import KnowledgeBase
+from kb_tools.schema_check import schema_diagnostics
+from kb_tools.selection import SELECTION_FILENAME, Selection
+
+USAGE_FILENAME = "KB_USAGE.json"
+
+
+def skeleton_record(reference: str, invariant) -> dict:
+    return {
+        "reference": reference,
+        "invariant_id": invariant.id,
+        "invariant": invariant.text,
+        "implementation": {"file": None, "symbol": None, "status": None},
+        "justification": None,
+    }
+
+
+@dataclass
+class MergeReport:
+    added: int = 0
+    kept: int = 0
+    stale: list[str] = field(default_factory=list)
+
+
+def merge_usage(selection: Selection, existing: dict | None) -> tuple[dict, MergeReport]:
+    """The new KB_USAGE document and what changed. ``existing`` is never mutated."""
+    report = MergeReport()
+    spec = selection.spec
+    old_records = list(existing.get("invariants", [])) if existing else []
+    by_key = {}
+    for record in old_records:
+        if isinstance(record, dict) and record.get("invariant_id"):
+            by_key.setdefault((record.get("reference"), record["invariant_id"]), record)
+    selected = {v.page.rel_path for v in selection.references}
+    wanted_keys, records = set(), []
+    for verdict in selection.references:
+        page = verdict.page
+        for inv in page.invariants:
+            key = (page.rel_path, inv.id)
+            wanted_keys.add(key)
+            if key in by_key:
+                records.append(by_key[key])
+                report.kept += 1
+            else:
+                records.append(skeleton_record(page.rel_path, inv))
+                report.added += 1
+        # records a coder added by hand for this reference (no invariant_id) stay beside it
+        for record in old_records:
+            if isinstance(record, dict) and record.get("reference") == page.rel_path and not record.get("invariant_id"):
+                records.append(record)
+                report.kept += 1
+    stale = list(existing.get("stale", [])) if existing else []
+    for record in old_records:
+        if not isinstance(record, dict):
+            stale.append({"record": record, "why": "not a JSON object"})
+            continue
+        key = (record.get("reference"), record.get("invariant_id"))
+        if key in wanted_keys or (record.get("reference") in selected and not record.get("invariant_id")):
+            continue
+        why = ("reference no longer selected" if record.get("reference") not in selected
+               else f"invariant {record.get('invariant_id')!r} no longer on the page")
+        stale.append({**record, "stale_reason": why})
+        report.stale.append(f"{record.get('reference')} {record.get('invariant_id') or ''}".strip() + f": {why}")
+    doc = dict(existing) if existing else {}
+    doc.update({"schema_version": CONTRACT_VERSION, "op": spec.op, "class_id": spec.class_id, "invariants": records})
+    if stale:
+        doc["stale"] = stale
+    ordered = {k: doc[k] for k in ("schema_version", "op", "class_id", "invariants")}
+    ordered.update({k: v for k, v in doc.items() if k not in ordered})
+    return ordered, report
+
+
+def write_usage(selection: Selection, out_dir: Path) -> tuple[Path, MergeReport]:
+    """Write or merge ``out_dir/KB_USAGE.json``. An existing file that cannot be read, or
+    that belongs to another operator, is left untouched and reported (exit 2)."""
+    path = Path(out_dir) / USAGE_FILENAME
+    existing = load_json(path, code_prefix="US") if path.exists() else None
+    if existing is not None:
+        if not isinstance(existing, dict):
+            raise KbError(Diagnostic(str(path), 1, "US020", "existing KB_USAGE.json is not a JSON object; left untouched"), EXIT_USAGE)
+        spec = selection.spec
+        for key, want in (("op", spec.op), ("class_id", spec.class_id)):
+            if key in existing and existing[key] != want:
+                raise KbError(Diagnostic(str(path), existing.line_of(key), "US021",
+                                         f"existing file is for {key} {existing[key]!r}, not {want!r}; left untouched"), EXIT_USAGE)
+    doc, report = merge_usage(selection, existing)
+    write_atomic(path, dumps(doc))
+    return path, report
+
+
+# ---------------------------------------------------------------------------------------
+# check-usage
+
+
+def _symbol_occurs(text: str, symbol: str) -> bool:
+    last = symbol.split(".")[-1]
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(last)}(?![A-Za-z0-9_])", text) is not None
+
+
+def check_usage(usage_path: Path, kb: KnowledgeBase, source_root: Path) -> list[Diagnostic]:
+    """Every contract violation in a filled KB_USAGE.json, judged against the
+    KB_SELECTION.json beside it and the current pages. Unreadable input raises KbError."""
+    usage_path = Path(usage_path)
+    shown = str(usage_path)
+    doc = load_json(usage_path, code_prefix="US")
+    selection_path = usage_path.parent / SELECTION_FILENAME
+    if not selection_path.exists():
+        raise KbError(Diagnostic(str(selection_path), None, "US001", "no KB_SELECTION.json beside the usage file; run kbt select first"), EXIT_USAGE)
+    sel = load_json(selection_path, code_prefix="SE")
+    diags = schema_diagnostics(sel, schemas.load("kb_selection"), selection_path, "SE020")
+    if diags:
+        return diags
+    if not isinstance(doc, dict):
+        return [Diagnostic(shown, 1, "US020", "KB_USAGE.json must be a JSON object")]
+    diags = [_verified_message(d, doc) for d in schema_diagnostics(doc, schemas.load("kb_usage"), shown, "US030")]
+    for key in ("op", "class_id", "schema_version"):
+        if key in doc and doc[key] != sel.get(key):
+            diags.append(Diagnostic(shown, doc.line_of(key), "US031", f"{key} {doc[key]!r} differs from the selection's {sel.get(key)!r}"))
+    selected = {ref["path"]: ref for ref in sel["required_constraints"] + sel["optional_patterns"]}
+    for ref in selected.values():
+        page = kb.by_path(ref["path"])
+        if page is None:
+            diags.append(Diagnostic(str(selection_path), ref.line, "US040", f"selected page {ref['path']} no longer exists in the KB"))
+        elif page.sha256 != ref["sha256"]:
+            diags.append(Diagnostic(str(selection_path), ref.line, "US041", f"stale selection: {ref['path']} changed since it was selected; re-run kbt select and kbt usage"))
+    records = doc.get("invariants") if isinstance(doc.get("invariants"), list) else []
+    covered = set()
+    for i, record in enumerate(records):
+        if not isinstance(record, dict):
+            continue
+        line = record.line
+        reference = record.get("reference")
+        if reference not in selected:
+            diags.append(Diagnostic(shown, record.line_of("reference"), "US042", f"reference {reference!r} is not in KB_SELECTION.json"))
+            continue
+        covered.add(reference)
+        impl = record.get("implementation") if isinstance(record.get("implementation"), dict) else {}
+        status = impl.get("status")
+        if status is None:
+            diags.append(Diagnostic(shown, line, "US043", f"{reference}: implementation.status is not filled in"))
+            continue
+        page = kb.by_path(reference)
+        inv = next((x for x in page.invariants if x.id == record.get("invariant_id")), None) if page else None
+        if inv is not None and inv.check == "static" and status in ("deviated", "not_applicable"):
+            diags.append(Diagnostic(shown, impl.line_of("status"), "US044",
+                                    f"{reference} {inv.id}: a static invariant cannot be {status}; the verifier enforces {inv.rule} whatever the justification says"))
+        if status in ("implemented", "deviated") and isinstance(impl.get("file"), str) and isinstance(impl.get("symbol"), str):
+            target = (source_root / impl["file"]).resolve()
+            if not target.is_file():
+                diags.append(Diagnostic(shown, impl.line_of("file"), "US045", f"implementation.file {impl['file']!r} does not exist under {source_root}"))
+            else:
+                try:
+                    text = target.read_text("utf-8", errors="replace")
+                except OSError as exc:
+                    diags.append(Diagnostic(shown, impl.line_of("file"), "US045", f"implementation.file {impl['file']!r} cannot be read: {exc.strerror}"))
+                else:
+                    if not _symbol_occurs(text, impl["symbol"]):
+                        diags.append(Diagnostic(shown, impl.line_of("symbol"), "US046", f"symbol {impl['symbol']!r} does not occur in {impl['file']}"))
+    for path in selected:
+        if path not in covered:
+            diags.append(Diagnostic(shown, doc.line_of("invariants"), "US047", f"selected reference {path} has no invariant record"))
+    for record in doc.get("stale", []) if isinstance(doc.get("stale"), list) else []:
+        if isinstance(record, dict):
+            diags.append(Diagnostic(shown, record.line, "US050", f"stale record kept for you to resolve: {record.get('reference')} {record.get('invariant_id') or ''} ({record.get('stale_reason', 'stale')})".replace("  ", " "), "warning"))
+    return sorted(set(diags))
+
+
+def _verified_message(d: Diagnostic, doc) -> Diagnostic:
+    if "'verified' is not one of" in d.message:
+        return Diagnostic(d.path, d.line, "US032", "status 'verified' is refused: only the verifier verifies; use implemented, deviated or not_applicable")
+    return d
