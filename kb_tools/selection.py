@@ -81,6 +81,7 @@ class Selection:
             "no_matching_pattern": not self.patterns,
             "playbooks": [ref(v) for v in self.playbooks],
             "target": spec.target,
+            "wrapper": spec.wrapper,
             "excluded": [{"path": v.page.rel_path, "predicate": v.reason} for v in self.excluded],
         }
 
