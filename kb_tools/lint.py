@@ -55,8 +55,8 @@ def check_router(ctx):
     diags = list(ctx.load_diags)
     for task in ctx.tasks:
         for ref in task.references:
-            if ctx.kb.by_path(ref) is None:
-                diags.append(Diagnostic("ROUTER.md", task.line, "LN010", f"task {task.id!r} points to {ref}, which is not a page"))
+            if not ctx.kb.exists(ref):
+                diags.append(Diagnostic(shown_path(ctx.root / "ROUTER.md"), task.line, "LN010", f"task {task.id!r} points to {ref}, which is not a page"))
     return len(ctx.tasks), diags
 
 
@@ -125,7 +125,7 @@ def check_links(ctx):
                     diags.append(Diagnostic(shown_path(page.path), page.body_line + offset, "LN060", f"link target {target} does not exist"))
         for rel in page.related:
             n += 1
-            if rel not in ctx.kb.pages:
+            if rel not in ctx.kb.pages and not any(Path(u).stem == rel for u in ctx.kb.unloadable):
                 diags.append(Diagnostic(*_page_loc(page, "related"), "LN061", f"related page {rel!r} does not exist"))
     return n, diags
 

@@ -144,7 +144,8 @@ def parse_page(path: Path, kb_dir: Path) -> Page:
     stem = path.stem
     if isinstance(data.get("id"), str) and data["id"] != stem:
         diags.append(Diagnostic(str(path), data.line_of("id"), "PG011", f"id {data['id']!r} must equal the file stem {stem!r}"))
-    expected_dir = V.PAGE_KINDS.get(data.get("kind"))
+    kind = data.get("kind")
+    expected_dir = V.PAGE_KINDS.get(kind) if isinstance(kind, str) else None
     if expected_dir and path.parent.name != expected_dir:
         diags.append(Diagnostic(str(path), data.line_of("kind"), "PG012", f"a {data['kind']} page belongs in kb/{expected_dir}/"))
     invariants = data.get("invariants") if isinstance(data.get("invariants"), list) else []
@@ -191,6 +192,12 @@ class KnowledgeBase:
     root: Path  # the repository root holding ROUTER.md and kb/
     pages: dict[str, Page]  # by id, sorted
     diagnostics: list[Diagnostic]  # pages that failed to load
+    unloadable: tuple[str, ...] = ()  # KB-relative paths of the page files that failed
+
+    def exists(self, rel_path: str) -> bool:
+        """A page file is there, loaded or not (lint reports a broken page once, not again
+        at every router row and link that names it)."""
+        return self.by_path(rel_path) is not None or rel_path in self.unloadable
 
     @property
     def kb_dir(self) -> Path:
@@ -211,22 +218,21 @@ def load_kb(root: Path) -> KnowledgeBase:
     """Load every page under ``root/kb``; a page that fails is reported, not fatal."""
     root = Path(root)
     kb_dir = root / "kb"
-    pages, diags = {}, []
+    pages, diags, unloadable = {}, [], []
     for path in page_files(kb_dir):
         shown = shown_path(path)
         try:
             page = parse_page(path, kb_dir)
-        except KbErrors as exc:
-            diags.extend(_reshown(d, shown) for d in exc.diagnostics)
-            continue
-        except KbError as exc:
-            diags.append(_reshown(exc.diagnostic, shown))
+        except (KbErrors, KbError) as exc:
+            found = exc.diagnostics if isinstance(exc, KbErrors) else [exc.diagnostic]
+            diags.extend(_reshown(d, shown) for d in found)
+            unloadable.append(path.relative_to(kb_dir).as_posix())
             continue
         if page.id in pages:
             diags.append(Diagnostic(shown, page.lines.get("id"), "PG014", f"duplicate page id {page.id!r} (also {pages[page.id].rel_path})"))
             continue
         pages[page.id] = page
-    return KnowledgeBase(root, dict(sorted(pages.items())), diags)
+    return KnowledgeBase(root, dict(sorted(pages.items())), diags, tuple(unloadable))
 
 
 def shown_path(path: Path) -> str:

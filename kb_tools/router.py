@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kb_tools.diagnostics import Diagnostic, KbErrors
+from kb_tools.pages import shown_path
 from kb_tools.textfile import read_text
 
 HEADER = ("task", "skill", "focused reference")
@@ -47,6 +48,7 @@ def _kb_relative(target: str) -> str:
 def parse_router(path: Path) -> list[Task]:
     """All task rows of the first ``| Task | Skill | Focused reference |`` table."""
     text = read_text(path, code_prefix="RT")
+    path = shown_path(path)
     lines = text.splitlines()
     tasks, diags = [], []
     header_at = next((i for i, l in enumerate(lines) if l.lstrip().startswith("|") and tuple(c.lower() for c in _cells(l)) == HEADER), None)

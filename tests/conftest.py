@@ -1,0 +1,52 @@
+"""Shared fixtures: the repository root, an isolated copy of the KB, and a ``kbt`` runner
+that calls the CLI in-process and captures what a user would see."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from kb_tools.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def kbt(capsys):
+    """``kbt("lint", root=...)`` -> Result(code, stdout, stderr)."""
+
+    def run(*argv, root: Path | None = None) -> Result:
+        args = ([f"--kb-root={root}"] if root else []) + [str(a) for a in argv]
+        capsys.readouterr()
+        code = main(args)
+        captured = capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    return run
+
+
+def copy_repo(dest: Path) -> Path:
+    """A copy of everything the KB commands read: ROUTER.md, CONTRACT.md, kb/, ops/, notebooks/."""
+    for name in ("ROUTER.md", "CONTRACT.md"):
+        shutil.copy(REPO / name, dest / name)
+    for name in ("kb", "ops", "notebooks"):
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, dest / name, ignore=shutil.ignore_patterns("*.ipynb", "__pycache__"))
+    return dest
+
+
+@pytest.fixture
+def repo_copy(tmp_path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    return copy_repo(root)
