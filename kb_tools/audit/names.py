@@ -1,0 +1,46 @@
+"""Import aliases: which local names stand for which dotted module paths.
+
+``import torch as th``, ``from torch import zeros``, ``import torch.nn.functional as F`` and
+``from pypto_pro import language as pl`` all bind a local name to a dotted path; the audit
+resolves every call through this table so that an alias hides nothing (seed 003, "how it is
+checked": the grep verifier it replaces missed ``import torch as th``).
+"""
+
+from __future__ import annotations
+
+import ast
+
+
+def bind_import(node: ast.Import | ast.ImportFrom, aliases: dict[str, str]) -> None:
+    """Record the names one import statement binds (relative imports bind nothing known)."""
+    if isinstance(node, ast.Import):
+        for a in node.names:
+            if a.asname:
+                aliases[a.asname] = a.name
+            else:  # ``import torch.nn.functional`` binds ``torch``
+                root = a.name.split(".")[0]
+                aliases[root] = root
+    elif node.module and not node.level:
+        for a in node.names:
+            if a.name != "*":
+                aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+
+
+def dotted(expr: ast.AST) -> list[str] | None:
+    """``a.b.c`` as ["a", "b", "c"]; None for anything that is not a plain name chain."""
+    parts = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    parts.append(expr.id)
+    return parts[::-1]
+
+
+def qualname(expr: ast.AST, aliases: dict[str, str]) -> str | None:
+    """The fully qualified dotted name ``expr`` refers to through an import, or None."""
+    parts = dotted(expr)
+    if not parts or parts[0] not in aliases:
+        return None
+    return ".".join([aliases[parts[0]], *parts[1:]])

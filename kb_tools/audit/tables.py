@@ -1,0 +1,59 @@
+"""What each tensor method and torch function counts as under seed 003's whitelist.
+
+The whitelist (seed 003, "boundary rule"): validate and raise, read metadata, derive Python
+integers, ``torch.empty`` for declared outputs, one kernel launch. Everything below is a way
+to leave it, sorted by the rule code it is reported under.
+"""
+
+from __future__ import annotations
+
+# Metadata the wrapper may read: attributes and methods that return Python values.
+META_ATTRS = frozenset({"shape", "ndim", "dtype", "device", "layout", "is_cuda", "requires_grad", "itemsize", "nbytes"})
+META_METHODS = frozenset({"size", "stride", "dim", "numel", "storage_offset", "is_contiguous", "element_size",
+                          "nelement", "ndimension", "get_device", "is_floating_point", "is_complex", "data_ptr"})
+
+CAST_METHODS = frozenset({"to", "float", "half", "double", "bfloat16", "int", "long", "short", "char", "byte",
+                          "bool", "type", "type_as", "cfloat", "cdouble", "cuda", "npu"})
+LAYOUT_METHODS = frozenset({"contiguous", "permute", "movedim", "moveaxis", "transpose", "swapaxes", "swapdims",
+                            "t", "adjoint"})
+LAYOUT_ATTRS = frozenset({"T", "mT", "H", "mH"})
+RESHAPE_METHODS = frozenset({"reshape", "view", "flatten", "unflatten", "ravel", "squeeze", "unsqueeze", "expand",
+                             "expand_as", "broadcast_to", "narrow", "chunk", "split", "tensor_split", "unbind",
+                             "select", "index_select", "view_as", "reshape_as", "as_strided", "unfold", "detach"})
+VIEW_ATTRS = frozenset({"real", "imag"})
+ALLOC_METHODS = frozenset({"clone", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor", "zero_", "fill_"})
+DATA_METHODS = frozenset({"item", "tolist", "numpy", "cpu"})
+SYNC_METHODS = frozenset({"synchronize", "wait_stream", "wait_event"})
+
+# Method names that plain Python objects also have: on a value of unknown type they are not
+# evidence of a tensor (``s.split(",")``, ``lst.copy()``, ``obj.type()``).
+AMBIGUOUS_METHODS = frozenset({"split", "copy", "index", "count", "type", "sort", "t", "view", "float", "int",
+                               "bool", "to", "expand", "select", "unfold", "item", "detach"})
+
+# torch.* functions by category; any other torch.* call is WB113.
+TORCH_ALLOC = frozenset({"zeros", "zeros_like", "ones", "ones_like", "full", "full_like", "arange", "range",
+                         "linspace", "logspace", "empty_like", "empty_strided", "tensor", "as_tensor",
+                         "from_numpy", "rand", "rand_like", "randn", "randn_like", "randint", "eye", "clone",
+                         "scalar_tensor"})
+TORCH_CONCAT_PAD = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack",
+                              "column_stack", "constant_pad_nd", "nn.functional.pad"})
+TORCH_LAYOUT = frozenset({"permute", "movedim", "moveaxis", "transpose", "swapaxes", "swapdims", "t", "adjoint"})
+TORCH_RESHAPE = frozenset({"reshape", "flatten", "unflatten", "ravel", "squeeze", "unsqueeze", "narrow", "chunk",
+                           "split", "tensor_split", "unbind", "select", "index_select", "broadcast_to",
+                           "as_strided", "view_as_real", "view_as_complex"})
+
+# torch dtype names, so that ``.view(torch.int32)`` reads as a bit reinterpretation.
+TORCH_DTYPES = frozenset({"float16", "half", "bfloat16", "float32", "float", "float64", "double", "int8", "uint8",
+                          "int16", "short", "int32", "int", "int64", "long", "uint16", "uint32", "uint64", "bool",
+                          "complex64", "complex128", "cfloat", "cdouble", "float8_e4m3fn", "float8_e5m2"})
+
+# Builtins that turn a tensor into Python data (``float(x)``, ``bool(x)``, ``print(x)``).
+DATA_BUILTINS = frozenset({"int", "float", "bool", "str", "repr", "print", "format", "list", "tuple", "max", "min",
+                           "sum", "abs", "round", "complex", "any", "all", "sorted", "set"})
+# Builtins whose result is a Python value the wrapper may compute with.
+PY_BUILTINS = frozenset({"len", "range", "enumerate", "zip", "isinstance", "issubclass", "hasattr", "getattr",
+                         "divmod", "reversed", "map", "filter", "callable", "id", "hash", "type", "dict",
+                         "ValueError", "TypeError", "RuntimeError", "NotImplementedError", "AssertionError",
+                         "IndexError", "KeyError"}) | DATA_BUILTINS
+
+JIT_DECORATORS = frozenset({"pypto_pro.language.jit", "triton.jit"})
