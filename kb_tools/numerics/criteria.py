@@ -87,7 +87,6 @@ def mix_tolerance(dut, golden, dtype: str | None = None) -> Verdict:
     v = Verdict("mix_tolerance", m.dtype, True, metrics={"dut": m.as_dict()})
     v.reasons += _special(m)
     ratio = (m.mix_ok + m.special_match) / m.n
-    v.notes.append(f"matched ratio {ratio:.6f} (rtol {t.rtol:.3g}, atol {t.atol:.3g})")
     if ratio < t.matched_ratio:
         v.reasons.append(f"matched ratio {ratio:.6f} < {t.matched_ratio}: {m.n - m.mix_ok - m.special_match} of "
                          f"{m.n} elements outside atol + rtol*|g| (rtol {t.rtol:.3g}, atol {t.atol:.3g})")
@@ -95,6 +94,8 @@ def mix_tolerance(dut, golden, dtype: str | None = None) -> Verdict:
         v.reasons.append(f"{m.cap_violations} elements over the hard cap |a-g| <= {t.max_abs_limit:g} and more than "
                          f"{tol.MIX_MAX_ULP} ULP off (max abs error {m.max_abs:.6g})")
     v.passed = not v.reasons
+    if v.passed:
+        v.notes.append(f"matched ratio {ratio:.6f} (rtol {t.rtol:.3g}, atol {t.atol:.3g})")
     return v
 
 
@@ -107,10 +108,11 @@ def close(dut, golden, dtype: str | None = None) -> Verdict:
     v = Verdict("close", m.dtype, True, metrics={"dut": m.as_dict()})
     mismatched = m.n - m.close_ok - m.special_match
     share = mismatched / m.n
-    v.notes.append(f"{mismatched} of {m.n} elements outside isclose(rtol={rtol:g}, atol={tol.CLOSE_ATOL:g})")
+    what = f"{mismatched} of {m.n} elements outside isclose(rtol={rtol:g}, atol={tol.CLOSE_ATOL:g})"
     if share > rtol:
-        v.reasons.append(f"mismatch share {share:.6f} > allowed {rtol:g}: {mismatched} of {m.n} elements outside "
-                         f"isclose(rtol={rtol:g}, atol={tol.CLOSE_ATOL:g})")
+        v.reasons.append(f"mismatch share {share:.6f} > allowed {rtol:g}: {what}")
+    else:
+        v.notes.append(what)
     v.passed = not v.reasons
     return v
 
