@@ -491,6 +491,9 @@ class WrapperAudit:
             return P
         if receiver == U and attr in tb.AMBIGUOUS_METHODS:
             self.args(e)
+            if attr == "view" and self.is_dtype_view(e, e.args):  # a dtype argument settles it
+                self.emit(_method_pos(func), "WB112", ".view(dtype) reinterprets bits on the host")
+                return T
             return U
         return self.classify_method(e, attr, receiver, _method_pos(func), e.args, evaluate=True, paired=paired)
 
