@@ -10,6 +10,8 @@ from json.decoder import JSONArray, JSONObject
 from json.scanner import py_make_scanner
 from pathlib import Path
 
+import orjson
+
 from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError, KbErrors
 from kb_tools.textfile import read_text
 from kb_tools.yamlio import LineDict, LineList
@@ -78,20 +80,26 @@ def load_json(path: Path, *, code_prefix: str = "JS"):
 
 
 def dumps(data) -> str:
-    """The one JSON spelling every generated file uses, so equal data gives equal bytes."""
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    """The one JSON spelling every generated file uses, so equal data gives equal bytes.
+
+    orjson's two-space indent is byte-for-byte ``json.dumps(indent=2, ensure_ascii=False)``
+    at C speed; the standard encoder drops to pure Python as soon as it indents, which made
+    writing selections dominate ``kbt build`` on large catalogs.
+    """
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same directory and a rename."""
+    """Write ``text`` to ``path`` through a temporary file in the same directory and a rename,
+    so a reader (or a crash) never sees half a file. No fsync: the guarantee wanted is
+    atomic replacement, not durability across power loss, and fsync per file cost more than
+    the selection itself on a large catalog."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
