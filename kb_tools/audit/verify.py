@@ -1,0 +1,61 @@
+"""``kbt verify``: the contract check, the audit of the delivered wrapper, and the two held
+together. A KB_USAGE record that claims anything (implemented, deviated, not_applicable)
+for a ``static`` invariant whose rule the audit finds violated fails, whatever its
+justification says: no document can widen the boundary (seed 003, "no exceptions"). A
+``# kbt: ignore`` in the wrapper waives nothing here, for the same reason.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kb_tools.audit import audit_path
+from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError
+from kb_tools.jsonio import load_json
+from kb_tools.pages import KnowledgeBase
+from kb_tools.selection import SELECTION_FILENAME
+from kb_tools.usage import USAGE_FILENAME, check_usage
+
+
+def verify(out_dir: Path, kb: KnowledgeBase, source_root: Path) -> tuple[list[Diagnostic], str | None]:
+    """(diagnostics, the wrapper file audited or None)."""
+    usage_path = Path(out_dir) / USAGE_FILENAME
+    diags = list(check_usage(usage_path, kb, source_root))
+    selection_path = Path(out_dir) / SELECTION_FILENAME
+    sel = load_json(selection_path, code_prefix="SE")
+    wrapper = sel.get("wrapper") if isinstance(sel, dict) else None
+    if not wrapper:
+        diags.append(Diagnostic(str(selection_path), sel.line_of("op") if hasattr(sel, "line_of") else None, "VF001",
+                                "the operator spec names no wrapper file (add `wrapper:` to ops/<op>.yaml); "
+                                "the static wrapper-boundary invariants were not audited"))
+        return sorted(set(diags)), None
+    wrapper_path = Path(source_root) / wrapper
+    if not wrapper_path.is_file():
+        raise KbError(Diagnostic(str(selection_path), None, "VF002", f"wrapper file {wrapper!r} not found under {source_root}"), EXIT_USAGE)
+    result = audit_path(wrapper_path)
+    findings = result.findings + result.suppressed
+    if not result.wrappers:
+        diags.append(Diagnostic(str(wrapper_path), None, "VF003", "no *_wrapper function in the wrapper file; nothing was audited"))
+    by_code: dict[str, list] = {}
+    for f in findings:
+        by_code.setdefault(f.code, []).append(f)
+        waived = " (a `# kbt: ignore` waives nothing under verify)" if f in result.suppressed else ""
+        diags.append(Diagnostic(f.path, f.line, f.code, f"{f.message} [col {f.col}, wrapper `{f.wrapper}`]{waived}"))
+    usage = load_json(usage_path, code_prefix="US")
+    records = usage.get("invariants") if isinstance(usage, dict) and isinstance(usage.get("invariants"), list) else []
+    for record in records:
+        if not isinstance(record, dict):
+            continue
+        page = kb.by_path(record.get("reference"))
+        inv = next((x for x in page.invariants if x.id == record.get("invariant_id")), None) if page else None
+        if inv is None or inv.check != "static" or inv.rule not in by_code:
+            continue
+        impl = record.get("implementation") if isinstance(record.get("implementation"), dict) else {}
+        status = impl.get("status") or "no status"
+        first = by_code[inv.rule][0]
+        more = len(by_code[inv.rule]) - 1
+        diags.append(Diagnostic(str(usage_path), record.line, "VF010",
+                                f"{record.get('reference')} {inv.id}: claims {status} but the audit finds {inv.rule} "
+                                f"at {first.path}:{first.line}:{first.col}" + (f" (and {more} more)" if more else "")
+                                + "; no status or justification can waive a static invariant"))
+    return sorted(set(diags)), str(wrapper_path)

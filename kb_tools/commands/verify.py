@@ -1,0 +1,22 @@
+NAME = "verify"
+HELP = "check-usage, the audit of the spec's wrapper, and KB_USAGE claims against the audit's findings"
+
+
+def configure(parser):
+    parser.add_argument("dir", help="directory holding KB_SELECTION.json and KB_USAGE.json")
+    parser.add_argument("--root", default=".", metavar="SRC", help="source root the wrapper and implementation paths are relative to (default: .)")
+
+
+def run(args):
+    from pathlib import Path
+
+    from kb_tools.commands._common import knowledge_base, report
+    from kb_tools.audit.verify import verify
+
+    kb = knowledge_base(args)
+    diags, audited = verify(Path(args.dir), kb, Path(args.root))
+    status = report(diags)
+    errors = sum(d.severity == "error" for d in diags)
+    print(f"kbt verify: {args.dir}: {'FAIL' if status else 'PASS'} ({errors} errors, {len(diags) - errors} warnings; "
+          f"audited {audited or 'no wrapper'})")
+    return status
