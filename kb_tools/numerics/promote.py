@@ -94,8 +94,12 @@ def golden_policy(dtype: str, three_party: bool, dut_widening: str | None) -> Le
                        "integers are never promoted" if kind == "integer" else "float + two-party")
 
 
-def third_party_policy(dtype: str, dut_widening: str | None) -> LegPolicy:
-    """The GPU leg: cast as the DUT widens, narrow back at exit — integers too (seed 000 §1, §8)."""
+def third_party_policy(dtype: str, three_party: bool, dut_widening: str | None) -> LegPolicy | None:
+    """The GPU leg: cast as the DUT widens, narrow back at exit — integers too (seed 000 §1, §5,
+    §8). None in a two-party case, where the leg does not run at all."""
+    if not three_party:
+        return None
+    dtype_class(dtype)  # rejects an unknown dtype name
     return _follow_dut(dtype, dut_widening, "third-party leg")
 
 
@@ -120,13 +124,13 @@ def run_leg(policy: LegPolicy, fn, *inputs):
     """
     import torch
 
-    from kb_tools.numerics.integers import narrow
+    from kb_tools.numerics.integers import wrap
 
     def cast(t, name):
         if not name or t.dtype == getattr(torch, name):
             return t
         target = getattr(torch, name)
-        return t.to(target) if target.is_floating_point or t.dtype.is_floating_point else narrow(t, target)
+        return t.to(target) if target.is_floating_point or t.dtype.is_floating_point else wrap(t, target)
 
     args = [cast(x, policy.entry) for x in inputs]
     out = fn(*args)

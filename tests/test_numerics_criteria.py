@@ -1,0 +1,236 @@
+"""TTK's criteria and the metrics on hand-made vectors whose verdicts are known in advance."""
+
+import math
+
+import pytest
+import torch
+
+from kb_tools.numerics import criteria, metrics
+from kb_tools.numerics import tolerances as tol
+
+NAN, INF = float("nan"), float("inf")
+
+
+def t32(values):
+    return torch.tensor(values, dtype=torch.float32)
+
+
+# ---- metrics ---------------------------------------------------------------------------------
+
+def test_metrics_known_values():
+    m = metrics.compute(t32([1.0, 2.0, 3.0]), t32([1.0, 2.0, 4.0]))
+    assert m.max_abs == 1.0
+    assert m.rmse == pytest.approx(math.sqrt(1 / 3))
+    assert m.cosine == pytest.approx(17 / math.sqrt(14 * 21))
+    assert m.mere == pytest.approx((1 / (4 + tol.REL_EPS)) / 3)
+    assert m.max_rel == pytest.approx(0.25, rel=1e-6)
+    assert m.max_ulp == 0x40800000 - 0x40400000  # 4.0 and 3.0 are 2^22 float32 steps apart
+    assert m.share_rel_1e3 == pytest.approx(2 / 3) and m.share_rel_5e3 == pytest.approx(2 / 3)
+
+
+def test_ulp_counts_across_zero_and_in_half_precision():
+    tiny = torch.tensor([2**-24, 1.0], dtype=torch.float16)
+    other = torch.tensor([-(2**-24), 1.0009765625], dtype=torch.float16)  # next fp16 after 1.0
+    m = metrics.compute(tiny[:1], other[:1])
+    assert m.max_ulp == 2  # -min subnormal, (±0), +min subnormal
+    assert metrics.compute(tiny[1:], other[1:]).max_ulp == 1
+    assert metrics.compute(torch.tensor([0.0]), torch.tensor([-0.0])).max_ulp == 0
+
+
+def test_zero_denominators_are_undefined_not_zero():
+    zeros = torch.zeros(5)
+    m = metrics.compute(zeros, zeros)
+    assert m.cosine is None  # 0/0
+    assert m.max_abs == 0 and m.rmse == 0 and m.mere == 0
+    assert metrics.compute(t32([1.0, 2.0]), torch.zeros(2)).cosine is None
+    empty = metrics.compute(torch.zeros(0), torch.zeros(0))
+    assert empty.n == 0 and empty.mere is None and empty.max_abs is None and empty.cosine is None
+
+
+def test_special_values_match_by_position_and_sign():
+    m = metrics.compute(t32([NAN, INF, -INF, 1.0]), t32([NAN, INF, -INF, 1.0]))
+    assert (m.special_match, m.special_mismatch, m.finite) == (3, 0, 1)
+    m = metrics.compute(t32([NAN, INF, 1.0, 2.0]), t32([1.0, -INF, NAN, 2.0]))
+    assert (m.special_match, m.special_mismatch, m.finite) == (0, 3, 1)
+
+
+def test_chunked_pass_equals_single_pass(monkeypatch):
+    gen = torch.Generator().manual_seed(1)
+    g = torch.randn(1000, generator=gen)
+    a = g + 1e-3 * torch.randn(1000, generator=gen)
+    a[7] = NAN
+    whole = metrics.compute(a, g)
+    monkeypatch.setattr(metrics, "CHUNK", 37)
+    chunked = metrics.compute(a, g)
+    for key, value in whole.as_dict().items():
+        other = chunked.as_dict()[key]
+        assert other == pytest.approx(value, rel=1e-12) if isinstance(value, float) else other == value, key
+
+
+def test_shape_mismatch_is_an_error():
+    with pytest.raises(ValueError, match="shape"):
+        metrics.compute(torch.zeros(3), torch.zeros(4))
+
+
+# ---- binary_equal --------------------------------------------------------------------------
+
+def test_binary_equal():
+    a = torch.arange(10, dtype=torch.int32)
+    assert criteria.binary_equal(a, a.clone()).passed
+    b = a.clone()
+    b[4] = 99
+    v = criteria.binary_equal(a, b)
+    assert not v.passed and "1 of 10" in v.reasons[0] and "(4,)" in v.reasons[0]
+    assert criteria.binary_equal(a.to(torch.int8), a).passed  # integers compare by value across widths
+    assert criteria.binary_equal(t32([NAN, 1.0]), t32([NAN, 1.0])).passed
+    assert not criteria.binary_equal(t32([0.0]), t32([-0.0])).passed  # bits differ
+    assert criteria.binary_equal(torch.zeros(0), torch.zeros(0)).passed
+    assert criteria.binary_equal(torch.tensor(3), torch.tensor(3)).passed
+    assert not criteria.binary_equal(torch.tensor(3), torch.tensor(4)).passed
+    with pytest.raises(ValueError, match="one dtype"):
+        criteria.binary_equal(t32([1.0]), torch.tensor([1.0], dtype=torch.float64))
+
+
+# ---- mix_tolerance ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad,passed", [(10, True), (11, False)])
+def test_mix_tolerance_matched_ratio(bad, passed):
+    g = torch.ones(1000)
+    a = g.clone()
+    a[:bad] += 0.01  # over atol + rtol*|g| = 2^-8 for fp16, under the 0.1 hard cap
+    v = criteria.mix_tolerance(a, g, "float16")
+    assert v.passed is passed
+    if not passed:
+        assert "matched ratio 0.989000 < 0.99" in v.reasons[0]
+
+
+def test_mix_tolerance_hard_cap_catches_one_outlier():
+    g = torch.ones(1000)
+    a = g.clone()
+    a[3] = 1.5
+    v = criteria.mix_tolerance(a, g, "float16")
+    assert not v.passed and "hard cap" in v.reasons[0]
+
+
+def test_mix_tolerance_special_cases():
+    assert criteria.mix_tolerance(torch.zeros(8), torch.zeros(8)).passed
+    assert criteria.mix_tolerance(t32([NAN, INF, 1.0]), t32([NAN, INF, 1.0])).passed
+    v = criteria.mix_tolerance(t32([NAN] + [1.0] * 199), t32([1.0] * 200))
+    assert not v.passed and "NaN/inf positions differ at 1" in v.reasons[0]
+    assert not criteria.mix_tolerance(t32([INF] + [1.0] * 199), t32([-INF] + [1.0] * 199)).passed
+    assert criteria.mix_tolerance(torch.zeros(0), torch.zeros(0)).passed
+    assert criteria.mix_tolerance(torch.tensor(1.0), torch.tensor(1.0)).passed
+    assert not criteria.mix_tolerance(torch.tensor(1.0), torch.tensor(2.0)).passed
+
+
+# ---- close -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad,passed", [(1, True), (2, False)])
+def test_close_allows_a_share_of_rtol(bad, passed):
+    g = torch.ones(10000, dtype=torch.float64)
+    a = g.clone()
+    a[:bad] = 1.001  # fp32's rtol is 1e-4, and so is its allowed mismatch share
+    v = criteria.close(a, g, "float32")
+    assert v.passed is passed
+    if not passed:
+        assert "2 of 10000" in v.reasons[0]
+
+
+def test_close_special_and_degenerate():
+    assert criteria.close(torch.zeros(4), torch.zeros(4)).passed
+    assert not criteria.close(t32([NAN]), t32([1.0])).passed
+    assert criteria.close(torch.zeros(0), torch.zeros(0)).passed
+
+
+# ---- stat_rel_err ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("r,passed", [(0.0009, True), (0.001, False)])  # fp16 threshold 2^-10 ≈ 9.77e-4
+def test_stat_rel_err_mere(r, passed):
+    g = torch.linspace(1, 2, 100, dtype=torch.float64)
+    v = criteria.stat_rel_err(g * (1 + r), g, "float16")
+    assert v.passed is passed
+    if not passed:
+        assert v.reasons[0].startswith("MERE")
+
+
+def test_stat_rel_err_mare_catches_what_the_mean_hides():
+    g = torch.ones(1000, dtype=torch.float64)
+    a = g.clone()
+    a[0] = 1.01  # MERE 1e-5, MARE 1e-2 >= 10 * 2^-10
+    v = criteria.stat_rel_err(a, g, "float16")
+    assert not v.passed and len(v.reasons) == 1 and v.reasons[0].startswith("MARE")
+
+
+def test_stat_rel_err_special_and_degenerate():
+    assert criteria.stat_rel_err(torch.zeros(5), torch.zeros(5)).passed
+    v = criteria.stat_rel_err(t32([NAN, NAN]), t32([NAN, NAN]))
+    assert v.passed and v.metrics["dut"]["mere"] is None
+    assert not criteria.stat_rel_err(t32([INF, 1.0]), t32([1.0, 1.0])).passed
+    assert criteria.stat_rel_err(torch.zeros(0), torch.zeros(0)).passed
+    assert not criteria.stat_rel_err(torch.tensor(1.5), torch.tensor(1.0)).passed
+
+
+# ---- cross_check -----------------------------------------------------------------------------
+
+G = torch.linspace(1, 2, 500, dtype=torch.float64)
+
+
+@pytest.mark.parametrize("dut_err,level,passed", [
+    (1.4e-3, "L1", True), (1.4e-3, "L2", False), (1.6e-3, "L1", False), (1.6e-3, "L0", True)])
+def test_cross_check_ratio_levels(dut_err, level, passed):
+    tp = G * (1 + 1e-3)
+    v = criteria.cross_check(G * (1 + dut_err), G, tp, "float32", level)
+    assert v.passed is passed
+    assert v.ratios["mere"] == pytest.approx(dut_err / 1e-3, rel=1e-6)
+    if not passed:
+        assert any(r.startswith("mere ratio") for r in v.reasons)
+
+
+def test_cross_check_zero_denominator_is_reported_not_divided():
+    v = criteria.cross_check(G * (1 + 1e-6), G, G.clone(), "float32")
+    assert not v.passed
+    assert v.ratios["mere"] is None and v.ratios["rmse"] is None
+    assert "undefined" in v.reasons[0]
+    v = criteria.cross_check(G.clone(), G, G.clone(), "float32")  # 0 over 0: nothing to blame
+    assert v.passed and v.ratios["mere"] is None
+
+
+@pytest.mark.parametrize("dut_errors,passed", [(4, True), (5, False)])
+def test_cross_check_small_value_region_by_error_counts(dut_errors, passed):
+    g = torch.full((100,), 1e-6, dtype=torch.float64)  # all below fp32's 2^-14
+    tp, dut = g.clone(), g.clone()
+    tp[:2] += 1e-8  # errors above 2^-30
+    dut[:dut_errors] += 1e-8
+    v = criteria.cross_check(dut, g, tp, "float32")
+    assert v.passed is passed
+    assert v.ratios["small_errors"] == pytest.approx(dut_errors / 2)
+    assert "no element in the large-value region" in v.notes
+    if not passed:
+        assert "small-value region" in v.reasons[0]
+
+
+def test_cross_check_rejects_what_it_cannot_judge():
+    with pytest.raises(ValueError, match="third-party"):
+        criteria.cross_check(G, G, None, "float32")
+    with pytest.raises(ValueError, match="supports"):
+        criteria.cross_check(G, G, G, "float64")
+    with pytest.raises(ValueError, match="binary_equal"):
+        criteria.judge("cross_check", torch.arange(3), torch.arange(3), torch.arange(3))
+
+
+def test_cross_check_special_and_degenerate():
+    v = criteria.cross_check(t32([NAN, 1.0]), t32([1.0, 1.0]), t32([1.0, 1.0]))
+    assert not v.passed and "NaN/inf" in v.reasons[0]
+    assert criteria.cross_check(torch.zeros(0), torch.zeros(0), torch.zeros(0)).passed
+    assert criteria.cross_check(torch.zeros(4), torch.zeros(4), torch.zeros(4)).passed
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_metrics_on_cuda_match_cpu():
+    gen = torch.Generator().manual_seed(3)
+    g = torch.randn(4096, generator=gen)
+    a = (g + 1e-3 * torch.randn(4096, generator=gen)).half()
+    cpu = metrics.compute(a, g).as_dict()
+    gpu = metrics.compute(a.cuda(), g.cuda()).as_dict()
+    for key, value in cpu.items():
+        assert gpu[key] == pytest.approx(value, rel=1e-9) if isinstance(value, float) else gpu[key] == value
