@@ -1,0 +1,120 @@
+"""Aliases, method chains, helpers, tensor vs Python values, suppressions, launches."""
+
+from __future__ import annotations
+
+import textwrap
+
+from kb_tools.audit import audit_source
+
+HEAD = "import pypto_pro.language as pl\n\n@pl.jit\ndef k(*a):\n    pass\n\n"
+
+
+def codes(body: str, **kw) -> list[tuple[int, str]]:
+    src = HEAD + textwrap.dedent(body)
+    return [(f.line - HEAD.count("\n"), f.code) for f in audit_source(src, "t.py", **kw).findings]
+
+
+def test_aliases_are_resolved():
+    assert codes("""
+        import torch as th
+        from torch import zeros, cat
+        import torch.nn.functional as F
+        def a_wrapper(x):
+            z = zeros(3)
+            c = cat([x, x])
+            p = F.pad(x, (1, 1))
+            s = th.cuda.synchronize()
+            y = th.empty(x.shape)
+            k(x, y)
+            return y
+        """) == [(6, "WB104"), (7, "WB105"), (8, "WB105"), (9, "WB108")]
+
+
+def test_helper_findings_sit_in_the_helper_and_name_the_wrapper():
+    src = HEAD + textwrap.dedent("""
+        import torch
+        def _prep(t):
+            return t.float()
+        def h_wrapper(x):
+            y = torch.empty(x.shape)
+            k(_prep(x), y)
+            return y
+        """)
+    (f,) = audit_source(src, "t.py").findings
+    assert (f.line - HEAD.count("\n"), f.code, f.wrapper) == (4, "WB101", "h_wrapper")
+    assert "_prep" in f.message and "h_wrapper" in f.message
+
+
+def test_metadata_is_not_slicing_but_subscripting_a_tensor_is():
+    assert codes("""
+        import torch
+        def m_wrapper(x):
+            n = x.shape[0] * x.size(1) + len(x.shape)
+            s = x.stride()[-1]
+            row = x[n]
+            y = torch.empty(x.shape)
+            k(row, y, n, s)
+            return y
+        """) == [(6, "WB103")]
+
+
+def test_tensor_in_condition_and_item():
+    assert codes("""
+        import torch
+        def c_wrapper(x):
+            if x.sum() > 0:
+                pass
+            v = x.max().item()
+            y = torch.empty(x.shape)
+            k(x, y, v)
+            return y
+        """) == [(4, "WB106"), (4, "WB107"), (6, "WB107"), (6, "WB106")]
+
+
+def test_comments_and_strings_are_never_flagged():
+    assert codes('''
+        import torch
+        def s_wrapper(x):
+            """x.to(torch.float32), torch.zeros(3), x.contiguous()"""
+            msg = "x.reshape(4) torch.cat"  # x.half() torch.npu.synchronize()
+            y = torch.empty(x.shape)
+            k(x, y, msg)
+            return y
+        ''') == []
+
+
+def test_launch_in_loop_and_launch_count_and_custom_launcher():
+    assert codes("""
+        import torch
+        def l_wrapper(xs):
+            for x in xs:
+                k(x)
+        """) == [(5, "WB110")]
+    assert codes("""
+        def n_wrapper(x):
+            return x
+        """)[0][1] == "WB109"
+    src = "from kernels import imported\nimport torch\ndef i_wrapper(x):\n    y = torch.empty(x.shape)\n    imported[None, 4](x, y)\n    return y\n"
+    assert [f.code for f in audit_source(src, "t.py").findings] == ["WB109"]
+    assert audit_source(src, "t.py", launchers=["imported"]).findings == []
+
+
+def test_suppression_is_listed_not_silent():
+    src = HEAD + "import torch\ndef q_wrapper(x: torch.Tensor):\n    a = x.float()  # kbt: ignore[WB101]\n    b = x.half()\n    k(a, b)\n"
+    result = audit_source(src, "t.py")
+    assert [f.code for f in result.findings] == ["WB101"]
+    assert [f.code for f in result.suppressed] == ["WB101"]
+    assert "# kbt: ignore" not in src.split("x.half()")[1]
+
+
+def test_select_and_wrapper_pattern():
+    src = HEAD + "import torch\ndef run(x):\n    a = x.float().reshape(2)\n    k(a)\n"
+    assert audit_source(src, "t.py").wrappers == []
+    result = audit_source(src, "t.py", wrapper_pattern="run", select={"WB103"})
+    assert [f.code for f in result.findings] == ["WB103"]
+
+
+def test_non_ascii_columns_count_characters():
+    src = HEAD + "import torch\ndef u_wrapper(x: torch.Tensor):\n    é = x.float()\n    k(é)\n"
+    (f,) = audit_source(src, "t.py").findings
+    assert f.col == len("    é = x.") + 1
