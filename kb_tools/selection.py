@@ -30,6 +30,8 @@ def evaluate(page: Page, spec: OpSpec, facts: dict[str, str]) -> Verdict:
     routing = page.routing
     if routing.mandatory_for:
         return Verdict(page, True, f"mandatory for {', '.join(routing.mandatory_for)}: applies to every class")
+    if routing.topologies != "all" and not routing.topologies:
+        return Verdict(page, False, "routing: reached from ROUTER.md tasks only; no operator property selects it")
     if routing.topologies != "all":
         shared = [t for t in spec.topologies if t in routing.topologies]
         if not shared:
