@@ -21,6 +21,7 @@ class Seed:
     file: str
     title: str
     sections: dict  # section key -> heading in the seed's own words
+    background: tuple[str, ...] = ()  # sections that hold no rule, so no page needs to cite them
 
 
 def load_sources(kb_dir: Path) -> dict[str, Seed]:
@@ -33,7 +34,12 @@ def load_sources(kb_dir: Path) -> dict[str, Seed]:
     for name, entry in data["seeds"].items():
         if not isinstance(entry, dict) or not isinstance(entry.get("sections"), dict):
             raise KbErrors([Diagnostic(shown, data["seeds"].line_of(name), "SO012", f"seed {name!r} needs a title and a sections mapping")])
-        seeds[name] = Seed(name, str(entry.get("title", "")), {str(k): str(v) for k, v in entry["sections"].items()})
+        sections = {str(k): str(v) for k, v in entry["sections"].items()}
+        background = tuple(str(b) for b in entry.get("background", ()))
+        unknown = [b for b in background if b not in sections]
+        if unknown:
+            raise KbErrors([Diagnostic(shown, entry.line_of("background"), "SO013", f"background names unknown section(s) {', '.join(unknown)}")])
+        seeds[name] = Seed(name, str(entry.get("title", "")), sections, background)
     return seeds
 
 
