@@ -1,0 +1,254 @@
+# %% [markdown]
+# # Precision metrics: alignment levels, thresholds, accumulators and reduction order
+#
+# **Rule** ([semantic-alignment](../kb/constraints/semantic-alignment.md),
+# [accumulator-precision](../kb/constraints/accumulator-precision.md),
+# [reduction-order](../kb/constraints/reduction-order.md), seed 004 §2.1, §3.3, §4.2; TTK's
+# criteria per DESIGN §5): every output declares how closely it must match — bit for bit
+# (exact), within a tolerance (numerical), or in distribution (functional) — and is judged by a
+# criterion that fits that level. Half-precision inputs accumulate in fp32; a reduction's order is
+# part of its numerics.
+#
+# 1. the three alignment levels, one example each, judged by the matching criterion;
+# 2. seed 004's cosine thresholds (≥ 0.99999 fp32, ≥ 0.999 fp16) beside TTK's criteria on the same
+#    data, and the cases where they disagree;
+# 3. fp16 accumulation stalling and overflowing to inf/NaN where fp32 accumulation does not;
+# 4. reduction order changing fp16 and fp32 sums, measured.
+
+# %%
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+
+from kb_tools import backends
+from kb_tools.numerics import criteria, metrics, stats
+
+BACKENDS = backends.announce()
+torch.manual_seed(0)
+GEN = torch.Generator().manual_seed(0)
+COSINE_MIN = {"float32": 0.99999, "float16": 0.999}  # seed 004 §3.3
+
+
+def verdicts(dut, golden, dtype):
+    """TTK's float criteria and seed 004's cosine threshold on one pair."""
+    m = metrics.compute(dut, golden, dtype)
+    row = {name: criteria.judge(name, dut, golden, dtype=dtype).passed
+           for name in ("close", "mix_tolerance", "stat_rel_err")}
+    row["cosine"] = m.cosine
+    row["cosine ok"] = m.cosine is not None and m.cosine >= COSINE_MIN[dtype]
+    row["max abs"], row["max rel"] = m.max_abs, m.max_rel
+    return row
+
+
+def show(label, row):
+    cells = "  ".join(f"{k} {'PASS' if v is True else 'FAIL' if v is False else f'{v:.8g}'}" for k, v in row.items())
+    print(f"{label:34s} {cells}")
+
+
+# %% [markdown]
+# ## 1. Three alignment levels
+#
+# * **exact** — a copy through a transposed layout: `binary_equal` passes;
+# * **numerical** — `mean` as `sum × (1/N)` instead of `sum / N` (seed 004 §2.1's example): the bits
+#   differ, so `binary_equal` fails, while `mix_tolerance` passes;
+# * **functional** — a Bernoulli draw from two generators: the values differ (every numerical
+#   criterion fails) but both pass the distribution test (exact binomial, 99 % Wilson interval).
+
+# %%
+X32 = torch.randn(256, 1000, generator=GEN)
+for backend in BACKENDS:
+    x = X32.to(backend)
+    copy = x.t().contiguous().t()
+    exact = criteria.binary_equal(copy, x)
+    n = x.shape[-1]
+    by_division = x.sum(-1) / n
+    by_reciprocal = x.sum(-1) * (1.0 / n)
+    numeric_bits = criteria.binary_equal(by_reciprocal, by_division)
+    numeric_tol = criteria.mix_tolerance(by_reciprocal, by_division, "float32")
+    p = 0.3
+    draws = [torch.bernoulli(torch.full((100_000,), p), generator=torch.Generator().manual_seed(s)).to(backend)
+             for s in (11, 12)]
+    functional_values = criteria.mix_tolerance(draws[0], draws[1], "float32")
+    tests = [stats.proportion_test(int(d.sum()), d.numel(), p) for d in draws]
+    print(f"[{backend}] exact:      binary_equal {'PASS' if exact.passed else 'FAIL'}")
+    print(f"[{backend}] numerical:  binary_equal {'PASS' if numeric_bits.passed else 'FAIL'} "
+          f"({numeric_bits.reasons[0] if numeric_bits.reasons else ''}); mix_tolerance "
+          f"{'PASS' if numeric_tol.passed else 'FAIL'}, max rel {numeric_tol.metrics['dut']['max_rel']:.3g}")
+    print(f"[{backend}] functional: mix_tolerance {'PASS' if functional_values.passed else 'FAIL'}; "
+          + "; ".join(f"ones {t.k}/{t.n}, p-value {t.p_value:.3f}, Wilson [{t.wilson_low:.4f}, {t.wilson_high:.4f}]" for t in tests))
+    assert exact.passed
+    assert not numeric_bits.passed and numeric_tol.passed
+    assert not functional_values.passed
+    assert all(t.in_interval and t.p_value > 0.01 for t in tests)
+
+# %% [markdown]
+# ## 2. Seed 004's cosine thresholds beside TTK's criteria
+#
+# Four outputs against their goldens. Cosine measures direction only, so it is blind to a uniform
+# scale error and to errors on small elements; TTK's element-wise criteria are not, but their
+# absolute tolerance forgives noise on data that is tiny overall, which cosine does not.
+
+# %%
+g32 = torch.randn(100_000, generator=GEN)
+g16 = torch.randn(100_000, generator=GEN).half().float()
+small = torch.argsort(g16.abs())[:2000]  # the 2 % smallest elements
+garbled = g16.clone()
+garbled[small] = -garbled[small] * 3
+CASES = {
+    "fp32, correctly rounded": (g32 + g32 * 1e-7 * torch.randn(100_000, generator=GEN), g32, "float32"),
+    "fp32, uniformly 1 % too large": (g32 * 1.01, g32, "float32"),
+    "fp16, 2 % smallest elements wrong": (garbled.half(), g16, "float16"),
+    "fp32, tiny data, noise 5e-6": (g32 * 1e-5 + 5e-6 * torch.randn(100_000, generator=GEN), g32 * 1e-5, "float32"),
+}
+table = {}
+for backend in BACKENDS:
+    for label, (dut, golden, dtype) in CASES.items():
+        table[backend, label] = row = verdicts(dut.to(backend), golden.to(backend), dtype)
+        show(f"[{backend}] {label}", row)
+
+for backend in BACKENDS:
+    assert all(table[backend, "fp32, correctly rounded"][k] for k in ("mix_tolerance", "stat_rel_err", "cosine ok"))
+    scaled = table[backend, "fp32, uniformly 1 % too large"]
+    assert scaled["cosine ok"] and scaled["cosine"] > 0.9999999 and not scaled["mix_tolerance"]
+    garbled_row = table[backend, "fp16, 2 % smallest elements wrong"]
+    assert garbled_row["cosine ok"] and not garbled_row["mix_tolerance"] and not garbled_row["stat_rel_err"]
+    tiny = table[backend, "fp32, tiny data, noise 5e-6"]
+    assert tiny["mix_tolerance"] and not tiny["cosine ok"]
+
+# %%
+labels = list(CASES)
+fig, ax = plt.subplots(figsize=(9, 3.5))
+one_minus = [max(1 - table[BACKENDS[0], k]["cosine"], 1e-12) for k in labels]
+colors = ["tab:green" if table[BACKENDS[0], k]["mix_tolerance"] else "tab:red" for k in labels]
+ax.barh(labels, one_minus, color=colors)
+for dtype, bound in COSINE_MIN.items():
+    ax.axvline(1 - bound, ls="--", color="k" if dtype == "float32" else "grey", label=f"seed 004 {dtype}: 1 - cos <= {1 - bound:g}")
+ax.set_xscale("log")
+ax.set_xlabel("1 - cosine (bar colour: mix_tolerance verdict, green pass / red fail)")
+ax.legend(loc="lower right", fontsize=8)
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ## 3. fp16 accumulation: stalling, inf, NaN
+#
+# Row means and variances of fp16 data, accumulated once in fp16 (each partial sum rounded to fp16,
+# 64 blocks) and once in fp32. Beyond a row mean of about 16, the fp16 sum of 4096 elements passes
+# 65504 and becomes inf; the variance `E[x²] − E[x]²` becomes `inf − inf = NaN`. The fp32 path stays
+# finite and within `mix_tolerance`. Summing 4096 ones in fp16 one at a time stalls at 2048.
+
+# %%
+ROWS, N = 64, 4096
+centres = torch.linspace(0, 40, ROWS)
+XH = (centres[:, None] + torch.randn(ROWS, N, generator=GEN)).half()
+
+
+def moments(x, acc_dtype):
+    """Row mean and variance with the running sums kept in ``acc_dtype`` across 64 blocks."""
+    s = torch.zeros(x.shape[0], dtype=acc_dtype, device=x.device)
+    sq = torch.zeros_like(s)
+    for block in x.reshape(x.shape[0], 64, -1).unbind(1):
+        b = block.to(acc_dtype)
+        s = s + b.sum(-1, dtype=acc_dtype)
+        sq = sq + (b * b).sum(-1, dtype=acc_dtype)
+    mean = s / x.shape[1]
+    return mean.half(), (sq / x.shape[1] - mean * mean).half()
+
+
+golden_mean, golden_var = XH.double().mean(-1), XH.double().var(-1, unbiased=False)
+for backend in BACKENDS:
+    x = XH.to(backend)
+    m16, v16 = moments(x, torch.float16)
+    m32, v32 = moments(x, torch.float32)
+    bad = criteria.mix_tolerance(v16, golden_var, "float16")
+    good = criteria.mix_tolerance(v32, golden_var, "float16")
+    good_mean = criteria.mix_tolerance(m32, golden_mean, "float16")
+    print(f"[{backend}] fp16 accumulation: {int(torch.isinf(m16).sum())} inf means, {int(torch.isnan(v16).sum())} NaN variances "
+          f"of {ROWS}; mix_tolerance on the variance: {'PASS' if bad.passed else 'FAIL'} — {bad.reasons[0]}")
+    print(f"[{backend}] fp32 accumulation: mean {'PASS' if good_mean.passed else 'FAIL'}, variance {'PASS' if good.passed else 'FAIL'}")
+    stalled = np.add.accumulate(np.ones(N, dtype=np.float16))[-1]  # one at a time, rounded to fp16
+    print(f"[{backend}] 4096 ones summed one by one in fp16: {float(stalled)}")
+    assert torch.isinf(m16).any() and torch.isnan(v16).any()
+    assert not bad.passed and any("NaN/inf" in r for r in bad.reasons)
+    assert good.passed and good_mean.passed and torch.isfinite(m32).all()
+    assert float(stalled) == 2048.0
+
+# %%
+fig, ax = plt.subplots(figsize=(8, 3.5))
+m16, _ = moments(XH, torch.float16)
+m32, _ = moments(XH, torch.float32)
+ax.plot(centres, m32.float(), "o-", ms=3, label="fp32 accumulation")
+finite = torch.isfinite(m16)
+ax.plot(centres[finite], m16.float()[finite], "x", label="fp16 accumulation (finite)")
+ax.plot(centres[~finite], np.full(int((~finite).sum()), 45.0), "rv", label="fp16 accumulation: inf")
+ax.axvline(65504 / N, color="grey", ls=":", label="65504 / 4096")
+ax.set_xlabel("row centre")
+ax.set_ylabel("row mean")
+ax.legend()
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ## 4. Reduction order
+#
+# The same data summed sequentially (one element at a time; numpy's `add.accumulate` keeps the
+# dtype, and runs on the CPU whatever the backend), in blocks (64 running partials, then a tree) and as a pairwise tree, all in the data's own
+# dtype, against an exact `math.fsum`. In fp32 the orders disagree in the last bits and all stay well
+# inside `mix_tolerance`'s rtol; the sequential error grows with the length, the pairwise one barely.
+
+# %%
+def sequential(x):
+    return float(np.add.accumulate(x.cpu().numpy())[-1])
+
+
+def pairwise(x):
+    while x.numel() > 1:
+        if x.numel() % 2:
+            x = torch.cat([x, x.new_zeros(1)])
+        x = x[0::2] + x[1::2]
+    return float(x[0])
+
+
+def blocked(x, lanes=64):
+    lanes_view = x.reshape(-1, lanes)
+    acc = lanes_view[0]
+    for row in lanes_view[1:]:
+        acc = acc + row
+    return pairwise(acc)
+
+
+ORDERS = {"sequential": sequential, "blocked": blocked, "pairwise": pairwise}
+LENGTHS = [2**k for k in range(8, 15)]
+errors = {}
+for backend in BACKENDS:
+    for dtype in (torch.float32, torch.float16):
+        for n in LENGTHS:
+            data = torch.rand(n, generator=torch.Generator().manual_seed(n)).to(dtype)
+            exact = math.fsum(data.double().tolist())
+            for name, fn in ORDERS.items():
+                x = data.to(backend)
+                errors[backend, dtype, name, n] = abs(fn(x) - exact) / exact
+
+for backend in BACKENDS:
+    for dtype in (torch.float32, torch.float16):
+        print(f"[{backend}] {str(dtype):14s} relative error at n = {LENGTHS[-1]}: "
+              + ", ".join(f"{name} {errors[backend, dtype, name, LENGTHS[-1]]:.2e}" for name in ORDERS))
+    fp32_results = {errors[backend, torch.float32, name, LENGTHS[-1]] for name in ORDERS}
+    assert len(fp32_results) > 1, "different orders give different fp32 sums"
+    assert max(errors[backend, torch.float32, name, n] for name in ORDERS for n in LENGTHS) < 2**-10
+    seq16 = [errors[backend, torch.float16, "sequential", n] for n in LENGTHS]
+    pair16 = [errors[backend, torch.float16, "pairwise", n] for n in LENGTHS]
+    assert seq16[-1] > 10 * pair16[-1] and seq16[-1] > seq16[0], "fp16 sequential error grows with length"
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.5), sharex=True)
+for ax, dtype in zip(axes, (torch.float32, torch.float16)):
+    for name in ORDERS:
+        ax.loglog(LENGTHS, [max(errors[BACKENDS[0], dtype, name, n], 1e-12) for n in LENGTHS], "o-", label=name)
+    ax.set_title(f"{dtype}: |sum - exact| / exact")
+    ax.set_xlabel("length")
+    ax.legend()
+plt.tight_layout()
+plt.show()
