@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TORCH  ?= torch==2.13.0
 
-.PHONY: setup run test lint notebooks clean
+.PHONY: setup run test lint notebooks site browser lab clean
 
 setup: $(STAMP)
 
@@ -17,10 +17,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e ".[test]"
 	@touch $(STAMP)
 
+# The main job: selections and usage skeletons for the catalog, the executed notebooks,
+# and the static site that puts them together (open build/site/index.html).
 run: setup
 	$(BIN)/kbt build ops -o build
+	$(BIN)/kbt notebooks -o build/notebooks
+	$(BIN)/kbt site -o build/site --notebooks build/notebooks
 
-test: setup
+test: setup browser
 	$(BIN)/python -m pytest -n 2 -q
 
 lint: setup
@@ -28,6 +32,24 @@ lint: setup
 
 notebooks: setup
 	$(BIN)/kbt notebooks -o build/notebooks
+
+site: setup
+	$(BIN)/kbt site -o build/site --notebooks build/notebooks
+
+# The site test drives Debian's headless Chromium; install it when missing (root, apt).
+# Where it cannot be installed the test says so and skips.
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  { (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
+	    || echo "make browser: chromium could not be installed; the site test will skip"; }
+
+# JupyterLab with notebooks/*.py opening as notebooks (jupytext) on the python3 kernel.
+lab: setup
+	@$(BIN)/python -c "import jupyterlab" 2>/dev/null || $(BIN)/python -m pip install -q jupyterlab
+	@mkdir -p $(VENV)/share/jupyter/lab/settings
+	@printf '%s\n' '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"}}}' \
+	  > $(VENV)/share/jupyter/lab/settings/overrides.json
+	$(BIN)/jupyter lab notebooks
 
 clean:
 	rm -rf build

@@ -1,9 +1,11 @@
 """Where the KB lives: ``--kb-root``, else $OPKB_ROOT, else the nearest directory upward
-from here holding ROUTER.md and kb/, else the checkout this package was installed from."""
+from here holding ROUTER.md and kb/, else the checkout this package was installed from,
+else the copy an installed wheel carries under ``<prefix>/share/opkb``."""
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from kb_tools.diagnostics import EXIT_USAGE, fail
@@ -23,7 +25,7 @@ def find_root(explicit: str | None = None) -> Path:
     for candidate in (here, *here.parents):
         if _is_root(candidate):
             return candidate
-    shipped = Path(__file__).resolve().parent.parent
-    if _is_root(shipped):
-        return shipped
+    for shipped in (Path(__file__).resolve().parent.parent, Path(sys.prefix) / "share" / "opkb"):
+        if _is_root(shipped):
+            return shipped
     fail(here, None, "KB001", "no KB found here or above; pass --kb-root DIR", EXIT_USAGE)
