@@ -136,11 +136,23 @@ def _measure_cuda(setup, op, device):
     return sample, CUDA_METHOD
 
 
+def _release_freed_memory() -> None:
+    """After a CPU warm-up: hand freed heap pages back to the OS, so that the measured run
+    starts from an RSS that holds none of the warm-up's buffers."""
+    gc.collect()
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: the start RSS may then include freed pages
+        pass
+
+
 def _child(setup, op, device, warmup, conn):
     try:
         if warmup:
             op(setup(device))
-            gc.collect()
+            _release_freed_memory()
         measure = _measure_cuda if str(device).startswith("cuda") else _measure_cpu
         conn.send(("ok", *measure(setup, op, device)))
     except BaseException as exc:  # reported to the parent, which raises it

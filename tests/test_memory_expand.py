@@ -1,0 +1,128 @@
+"""In-place expansion: bit-exact against np.unpackbits for the ten dtypes in numpy and torch;
+the low-to-high order corrupts; temporaries bounded by a tile."""
+
+import numpy as np
+import pytest
+import torch
+
+from kb_tools.memory.expand import expand_from, expand_inplace, expand_low_to_high
+
+TORCH_DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.uint8,
+                torch.int8, torch.int16, torch.int32, torch.int64, torch.bool]
+NUMPY_DTYPES = [np.float16, np.float32, np.float64, np.uint8, np.int8, np.int16, np.int32, np.int64, np.bool_]
+SIZES = [1, 7, 8, 255, 256, 257, 2049, 4096, 70001]
+
+
+def packed(rng, n):
+    return rng.integers(0, 256, -(-n // 8), dtype=np.uint8)
+
+
+def reference(mask, n):
+    return np.unpackbits(mask, bitorder="little", count=n)
+
+
+def torch_with_mask(mask, n, dtype, device="cpu", shape=None):
+    out = torch.full((n,), 7, dtype=dtype, device=device) if dtype != torch.bool else torch.ones(n, dtype=dtype, device=device)
+    out.view(torch.uint8)[: mask.size].copy_(torch.from_numpy(mask))
+    return out.view(shape) if shape else out
+
+
+@pytest.mark.parametrize("dtype", NUMPY_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_numpy_bit_exact(dtype):
+    rng = np.random.default_rng(1)
+    for n in SIZES:
+        mask = packed(rng, n)
+        out = np.full(n, 7, dtype=dtype)
+        out.view(np.uint8)[: mask.size] = mask
+        expand_inplace(out, tile=512)
+        assert np.array_equal(out, reference(mask, n).astype(dtype)), n
+
+
+def test_numpy_bfloat16_bit_patterns():
+    rng = np.random.default_rng(2)
+    mask = packed(rng, 3001)
+    out = np.zeros(3001, dtype=np.uint16)
+    out.view(np.uint8)[: mask.size] = mask
+    expand_inplace(out, bfloat16=True)
+    as_bf16 = torch.from_numpy(out.view(np.int16)).view(torch.bfloat16)
+    assert torch.equal(as_bf16, torch.from_numpy(reference(mask, 3001)).to(torch.bfloat16))
+
+
+@pytest.mark.parametrize("dtype", TORCH_DTYPES, ids=str)
+def test_torch_bit_exact_and_exact_zero_one(dtype):
+    rng = np.random.default_rng(3)
+    for n in SIZES:
+        mask = packed(rng, n)
+        out = torch_with_mask(mask, n, dtype)
+        expand_inplace(out, tile=512)
+        expected = torch.from_numpy(reference(mask, n)).to(dtype)
+        assert torch.equal(out, expected), n
+        assert set(out.to(torch.float64).unique().tolist()) <= {0.0, 1.0}
+
+
+def test_multidimensional_and_default_tile():
+    rng = np.random.default_rng(4)
+    mask = packed(rng, 300 * 301)
+    out = torch_with_mask(mask, 300 * 301, torch.float32, shape=(300, 301))
+    expand_inplace(out)
+    assert torch.equal(out.reshape(-1), torch.from_numpy(reference(mask, 300 * 301)).float())
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.float16, torch.float32, torch.int64])
+def test_low_to_high_corrupts(dtype):
+    rng = np.random.default_rng(5)
+    n = 8192
+    mask = packed(rng, n)
+    out = torch_with_mask(mask, n, dtype)
+    expand_low_to_high(out)
+    wrong = int((out != torch.from_numpy(reference(mask, n)).to(dtype)).sum())
+    assert wrong > n // 10
+
+
+def test_separate_mask_path_matches():
+    rng = np.random.default_rng(6)
+    mask = packed(rng, 5000)
+    out = torch.empty(5000, dtype=torch.int16)
+    expand_from(torch.from_numpy(mask), out, tile=256)
+    assert torch.equal(out, torch.from_numpy(reference(mask, 5000)).to(torch.int16))
+
+
+def test_temporaries_bounded_by_tile(monkeypatch):
+    """Every temporary the torch path makes is a per-tile index (tile/8 int64 = tile bytes) or
+    the constant 256x8 bit table; none grows with n."""
+    seen = []
+    real = torch.Tensor.to
+
+    def spy(self, *args, **kwargs):
+        result = real(self, *args, **kwargs)
+        seen.append(result.numel() * result.element_size())
+        return result
+
+    rng = np.random.default_rng(7)
+    n, tile = 200_000, 1024
+    out = torch_with_mask(packed(rng, n), n, torch.float32)
+    monkeypatch.setattr(torch.Tensor, "to", spy)
+    expand_inplace(out, tile=tile)
+    monkeypatch.undo()
+    table_bytes = 256 * 8 * 4
+    assert seen and max(seen) <= max(tile, table_bytes) < n * 4 // 50
+
+
+def test_refuses_non_contiguous_and_bad_tile():
+    with pytest.raises(ValueError, match="contiguous"):
+        expand_inplace(torch.zeros(16, 16).t())
+    with pytest.raises(ValueError, match="multiple of 256"):
+        expand_inplace(torch.zeros(1000), tile=300)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        expand_inplace(np.zeros((16, 16)).T)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+@pytest.mark.parametrize("dtype", TORCH_DTYPES, ids=str)
+def test_cuda_bit_exact(dtype):
+    rng = np.random.default_rng(8)
+    for n in SIZES:
+        mask = packed(rng, n)
+        out = torch_with_mask(mask, n, dtype, device="cuda")
+        expand_inplace(out, tile=512)
+        assert torch.equal(out.cpu(), torch.from_numpy(reference(mask, n)).to(dtype)), n
