@@ -170,11 +170,12 @@ def measure(setup, op, *, device: str = "cpu", runs: int = 20, context: str | No
             warmup: bool = True, timeout: float = 600.0) -> ParityResult:
     """Run the case in ``runs`` fresh processes, one after another.
 
-    ``context`` is the multiprocessing start method. The default is forkserver on CPU (a
-    server that has imported torch but run nothing forks each child: quick, and safe, where
-    forking a process whose OpenMP pool has run can hang) and spawn on CUDA (a CUDA context
-    does not survive fork). Either way ``setup`` and ``op`` must be picklable: module-level
-    functions or functools.partial of them (see :mod:`kb_tools.memory.cases`).
+    ``context`` is the multiprocessing start method, forkserver by default: a server that has
+    imported torch but run nothing forks each child. That is quick, safe where forking a
+    process whose OpenMP pool has run can hang, and leaves each child free to start its own
+    CUDA context (which a plain fork of an initialised parent could not). ``setup`` and
+    ``op`` must be picklable: module-level functions or functools.partial of them (see
+    :mod:`kb_tools.memory.cases`).
 
     On CPU with ``warmup`` each child runs the case once before measuring, so that library
     code paged in on first use is not counted as the op's memory; CUDA's allocator
@@ -183,7 +184,7 @@ def measure(setup, op, *, device: str = "cpu", runs: int = 20, context: str | No
     if runs < 1:
         raise ValueError(f"runs must be >= 1, got {runs}")
     cuda = str(device).startswith("cuda")
-    ctx = multiprocessing.get_context(context or ("spawn" if cuda else "forkserver"))
+    ctx = multiprocessing.get_context(context or "forkserver")
     if ctx.get_start_method() == "forkserver":
         ctx.set_forkserver_preload(["torch", "numpy", "kb_tools.memory.cases"])
     samples, method = [], ""
