@@ -149,7 +149,7 @@ for device in BACKENDS:
     for route in cases.ROUTES:
         result = parity.measure(*cases.case(route, N_MEM, "float32"), device=device, runs=3)
         extra[device, route] = result.medians["incremental_allocated"]
-    print(f"{device}: {result.method}")
+    print(result.method)
     alias_share = extra[device, "aliased"] / OUT_BYTES
     assert alias_share <= 0.01, alias_share
     assert extra[device, "separate mask"] >= 0.9 * mask_size(N_MEM)
