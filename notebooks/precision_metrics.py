@@ -126,7 +126,7 @@ ax.barh(labels, one_minus, color=colors)
 for dtype, bound in COSINE_MIN.items():
     ax.axvline(1 - bound, ls="--", color="k" if dtype == "float32" else "grey", label=f"seed 004 {dtype}: 1 - cos <= {1 - bound:g}")
 ax.set_xscale("log")
-ax.set_xlabel("1 - cosine (bar colour: mix_tolerance verdict, green pass / red fail)")
+ax.set_xlabel("1 - cosine, floored at 1e-12 (colour: mix_tolerance verdict, green pass / red fail)")
 ax.legend(loc="lower right", fontsize=8)
 plt.tight_layout()
 plt.show()

@@ -67,6 +67,17 @@ def test_chunked_pass_equals_single_pass(monkeypatch):
         assert other == pytest.approx(value, rel=1e-12) if isinstance(value, float) else other == value, key
 
 
+def test_finite_fast_path_equals_masked_path(monkeypatch):
+    gen = torch.Generator().manual_seed(2)
+    g = torch.randn(5000, generator=gen) * torch.logspace(-6, 2, 5000)
+    a = (g + 1e-3 * torch.randn(5000, generator=gen)).half()
+    fast = metrics.compute(a, g).as_dict()
+    monkeypatch.setattr(metrics, "_all_finite", lambda *args: False)
+    masked = metrics.compute(a, g).as_dict()
+    for key, value in fast.items():
+        assert masked[key] == pytest.approx(value, rel=1e-12) if isinstance(value, float) else masked[key] == value, key
+
+
 def test_shape_mismatch_is_an_error():
     with pytest.raises(ValueError, match="shape"):
         metrics.compute(torch.zeros(3), torch.zeros(4))

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 
 from kb_tools.numerics import tolerances as tol
 
-CHUNK = 1 << 19  # elements per chunk: bounds the temporaries to a few MiB
+CHUNK = 1 << 16  # elements per chunk: temporaries stay in cache and bounded (measured: benchmarks/bench_compare.py)
 
 # Partial results, in the order each chunk produces them.
 _SUMS = ("finite", "special_match", "special_mismatch", "sum_abs", "sum_sq", "sum_rel", "dot", "dut_sq",
@@ -66,47 +66,79 @@ _INT_VIEW = {2: "int16", 4: "int32", 8: "int64"}
 
 
 def _ordered_bits(torch, x):
-    """An integer key whose differences count representable values (ULPs) between floats."""
-    bits = x.view(getattr(torch, _INT_VIEW[x.element_size()])).to(torch.int64)
-    magnitude = bits & ((1 << (8 * x.element_size() - 1)) - 1)
-    return torch.where(bits < 0, -magnitude, magnitude)
+    """An integer key whose differences count representable values (ULPs) between floats.
+
+    Sign-magnitude bits become two's complement: a negative float's key is INT_MIN - bits, which
+    stays inside the view's own width (so ±0 share key 0).
+    """
+    view = getattr(torch, _INT_VIEW[x.element_size()])
+    bits = x.view(view)
+    return torch.where(bits < 0, torch.iinfo(view).min - bits, bits)
 
 
-def _chunk(torch, a, g, ulp_dtype, key, work):
-    """Partial sums and maxima of one chunk, as two float64 vectors on the chunk's device."""
+def _chunk(torch, a, g, ulp_dtype, key, work, all_finite):
+    """Partial sums and maxima of one chunk, as two float64 vectors on the chunk's device.
+
+    With ``all_finite`` (known for the whole tensor up front) the masks are skipped.
+    """
     af, gf = a.to(work), g.to(work)
-    fin = torch.isfinite(af) & torch.isfinite(gf)
-    both_nan = torch.isnan(af) & torch.isnan(gf)
-    special_match = ~fin & (both_nan | (af == gf))
-    special_mismatch = ~fin & ~special_match
     zero = torch.zeros((), dtype=work, device=af.device)
-    d = torch.where(fin, (af - gf).abs(), zero)
-    ag = torch.where(fin, gf.abs(), zero)
+    if all_finite:
+        fin = None
+        special_match = special_mismatch = torch.zeros((), dtype=torch.int64, device=af.device)
+        keep = lambda x: x  # noqa: E731
+        d = (af - gf).abs_()
+        ag = gf.abs()
+        a0, g0 = af, gf
+    else:
+        fin = torch.isfinite(af) & torch.isfinite(gf)
+        both_nan = torch.isnan(af) & torch.isnan(gf)
+        special_match = ~fin & (both_nan | (af == gf))
+        special_mismatch = ~fin & ~special_match
+        keep = lambda x: fin & x  # noqa: E731
+        d = torch.where(fin, af - gf, zero).abs_()
+        ag = torch.where(fin, gf, zero).abs_()
+        a0, g0 = torch.where(fin, af, zero), torch.where(fin, gf, zero)
     rel = d / (ag + tol.REL_EPS)
-    sq = d * d
-    a0, g0 = torch.where(fin, af, zero), torch.where(fin, gf, zero)
     mix = tol.MIX_TOLERANCE[key]
     if ulp_dtype is not None:
-        ulp = (_ordered_bits(torch, a.to(ulp_dtype)).to(torch.float64)
-               - _ordered_bits(torch, g.to(ulp_dtype)).to(torch.float64)).abs()
-        ulp = torch.where(fin, ulp, torch.zeros((), dtype=torch.float64, device=af.device))
-        over_ulp = ulp > tol.MIX_MAX_ULP
+        wide = torch.float64
+        ulp = (_ordered_bits(torch, a.to(ulp_dtype)).to(wide) - _ordered_bits(torch, g.to(ulp_dtype)).to(wide)).abs_()
+        if fin is not None:
+            ulp = torch.where(fin, ulp, torch.zeros((), dtype=wide, device=af.device))
+        capped = (d > mix.max_abs_limit) & (ulp > tol.MIX_MAX_ULP)
+        max_ulp = ulp.amax()
     else:
-        ulp = torch.zeros(1, dtype=torch.float64, device=af.device)
-        over_ulp = fin
-    small = fin & (ag < tol.SMALL_VALUE[key])
-    large = fin & ~small
-    sums = [fin.sum(), special_match.sum(), special_mismatch.sum(), d.sum(), sq.sum(), rel.sum(),
-            (a0 * g0).sum(), (a0 * a0).sum(), (g0 * g0).sum(),
-            (fin & (rel <= tol.SHARE_BOUNDS[0])).sum(), (fin & (rel <= tol.SHARE_BOUNDS[1])).sum(),
-            (fin & (d <= mix.atol + mix.rtol * ag)).sum(),
-            (fin & (d <= tol.CLOSE_ATOL + tol.CLOSE_RTOL[key] * ag)).sum(),
-            (fin & (d > mix.max_abs_limit) & over_ulp).sum(),
-            large.sum(), torch.where(large, rel, zero).sum(), torch.where(large, sq, zero).sum(),
-            small.sum(), (small & (d > tol.SMALL_VALUE_ATOL[key])).sum()]
-    maxes = [d.amax(), rel.amax(), ulp.amax(), torch.where(large, rel, zero).amax()]
-    as64 = lambda xs: torch.stack([x.to(torch.float64) for x in xs])  # noqa: E731
-    return as64(sums), as64(maxes)
+        capped = keep(d > mix.max_abs_limit)
+        max_ulp = torch.zeros((), dtype=torch.float64, device=af.device)
+    small = keep(ag < tol.SMALL_VALUE[key])
+    large_rel = torch.where(small, zero, rel)
+    large_sq_sum = torch.where(small, zero, d).square_().sum(dtype=torch.float64)
+    n_small = small.sum()
+    n_fin = fin.sum() if fin is not None else torch.tensor(a.numel(), device=af.device)
+    sums = [n_fin, special_match.sum(), special_mismatch.sum(), d.sum(dtype=torch.float64),
+            torch.dot(d, d), rel.sum(dtype=torch.float64), torch.dot(a0, g0), torch.dot(a0, a0), torch.dot(g0, g0),
+            keep(rel <= tol.SHARE_BOUNDS[0]).sum(), keep(rel <= tol.SHARE_BOUNDS[1]).sum(),
+            keep(d <= mix.atol + mix.rtol * ag).sum(),
+            keep(d <= tol.CLOSE_ATOL + tol.CLOSE_RTOL[key] * ag).sum(),
+            capped.sum(), n_fin - n_small, large_rel.sum(dtype=torch.float64), large_sq_sum,
+            n_small, (small & (d > tol.SMALL_VALUE_ATOL[key])).sum()]
+    maxes = [d.amax(), rel.amax(), max_ulp, large_rel.amax()]
+    return torch.stack(sums).to(torch.float64), torch.stack(maxes).to(torch.float64)
+
+
+def _all_finite(torch, a, g, n) -> bool:
+    """Whether both tensors are finite everywhere, with one host sync.
+
+    Chunked min/max reductions: NaN propagates through them and ±inf shows as an extreme, so
+    both extremes being finite means every element is; torch.isfinite over a whole tensor
+    would allocate several copies of it.
+    """
+    if n == 0 or not (a.dtype.is_floating_point or g.dtype.is_floating_point):
+        return True
+    extremes = [torch.stack([*torch.aminmax(t[i:i + CHUNK])]).to(torch.float64)
+                for t in (a, g) if t.dtype.is_floating_point for i in range(0, n, CHUNK)]
+    return bool(torch.isfinite(torch.cat(extremes)).all())
 
 
 def _ratio(num: float, den: float) -> float | None:
@@ -131,7 +163,9 @@ def compute(actual, golden, dtype: str | None = None) -> Metrics:
     work = _work_dtype(torch, a, g)
     ulp_dtype = a.dtype if a.dtype.is_floating_point and a.element_size() in _INT_VIEW else None
     n = a.numel()
-    parts = [_chunk(torch, a[i:i + CHUNK], g[i:i + CHUNK], ulp_dtype, key, work) for i in range(0, n, CHUNK)]
+    all_finite = _all_finite(torch, a, g, n)
+    parts = [_chunk(torch, a[i:i + CHUNK], g[i:i + CHUNK], ulp_dtype, key, work, all_finite)
+             for i in range(0, n, CHUNK)]
     if parts:
         sums = torch.stack([p[0] for p in parts]).sum(0).tolist()
         maxes = torch.stack([p[1] for p in parts]).amax(0).tolist()
