@@ -40,7 +40,7 @@ site: setup
 # Where it cannot be installed the test says so and skips.
 browser:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
-	  { (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
+	  { (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-zenhei) >/dev/null 2>&1 \
 	    || echo "make browser: chromium could not be installed; the site test will skip"; }
 
 # JupyterLab with notebooks/*.py opening as notebooks (jupytext) on the python3 kernel.

@@ -47,13 +47,16 @@ def _fact_box(page: Page, applies_to: list[str], seeds: dict, rel_of: dict[str, 
         routing = topo + (f"; when any of: {', '.join(triggers)}" if triggers else "")
     ops = ", ".join(f"[{op}]({up}operators/{op}.md)" for op in applies_to) or "no catalog operator (reached from ROUTER.md tasks)"
     notebooks = ", ".join(f"[{Path(nb).stem}]({up}{Path(nb).with_suffix('.ipynb').as_posix()})" for nb in page.demonstrated_by) or "—"
-    sources = "; ".join(f"{seeds[s['seed']].title if s['seed'] in seeds else s['seed']} {s['section']}" for s in page.sources)
+    by_seed: dict[str, list[str]] = {}
+    for src in page.sources:
+        by_seed.setdefault(src["seed"], []).append(src["section"])
+    sources = "; ".join(f"{seeds[name].title if name in seeds else name}: {', '.join(keys)}" for name, keys in by_seed.items())
     related = ", ".join(f"[{rid}]({up}kb/{rel_of[rid]})" for rid in page.related if rid in rel_of) or "—"
     rows = [("kind", f"{page.kind}, area {page.area}"), ("routing", routing), ("applies to", ops),
             ("trigger", page.trigger), ("demonstrated by", notebooks), ("sources", sources), ("related", related)]
     table = "\n".join(f"| {k} | {v.replace('|', '/')} |" for k, v in rows)
     invariants = "\n".join(f"| `{i.id}` | {i.check}{f' ({i.rule})' if i.rule else ''} | {i.text.replace('|', '/')} |" for i in page.invariants)
-    return (f":::{{admonition}} Facts\n:class: note\n\n| | |\n|---|---|\n{table}\n:::\n\n"
+    return (f":::{{admonition}} Facts\n:class: note\n\n| fact | value |\n|---|---|\n{table}\n:::\n\n"
             f"| invariant | check | text |\n|---|---|---|\n{invariants}\n")
 
 
