@@ -2,7 +2,8 @@
 
 The pass runs on the tensors' own device in chunks: each chunk contributes partial sums, maxima
 and counts, which are kept on the device and brought to the host once at the end, so memory stays
-bounded by the chunk and there is no host round trip per metric. Special values follow TTK
+bounded by the chunk and there is no host round trip per metric. A min/max sweep before it (one
+sync) tells whether the NaN/inf masks are needed at all. Special values follow TTK
 (Precision_Comparison.md "特殊处理"): NaN against NaN and same-sign infinities match; any other
 non-finite disagreement is a mismatch. A quantity whose denominator is zero is ``None``
 (undefined), never 0 and never a division by zero.
