@@ -22,3 +22,14 @@ def report(diags: list[Diagnostic]) -> int:
     for d in diags:
         print(d, file=sys.stderr if d.severity == "error" else sys.stdout)
     return EXIT_FINDINGS if any(d.severity == "error" for d in diags) else 0
+
+
+def emit(text: str, output: str | None) -> None:
+    """Write a command's document to ``output`` (atomically), or to standard output."""
+    if output:
+        from kb_tools.jsonio import write_atomic
+
+        write_atomic(output, text)
+        print(f"wrote {output}")
+    else:
+        print(text, end="")

@@ -7,14 +7,10 @@ def configure(parser):
 
 
 def run(args):
-    from kb_tools.commands._common import knowledge_base
-    from kb_tools.jsonio import dumps, write_atomic
+    from kb_tools.commands._common import emit, knowledge_base
+    from kb_tools.jsonio import dumps
     from kb_tools.topomap import routing_map
 
     text = dumps(routing_map(knowledge_base(args)))
-    if args.output:
-        write_atomic(args.output, text)
-        print(f"wrote {args.output}")
-    else:
-        print(text, end="")
+    emit(text, args.output)
     return 0

@@ -13,8 +13,7 @@ def configure(parser):
 def run(args):
     from pathlib import Path
 
-    from kb_tools.commands._common import knowledge_base
-    from kb_tools.jsonio import write_atomic
+    from kb_tools.commands._common import emit, knowledge_base
     from kb_tools.review import render_html, render_review, review_inputs
     from kb_tools.selection import select
     from kb_tools.specs import load_spec
@@ -35,9 +34,5 @@ def run(args):
     text = render_review(inputs)
     if args.format == "html":
         text = render_html(text, f"Design review: {spec.op}")
-    if args.output:
-        write_atomic(args.output, text)
-        print(f"wrote {args.output}")
-    else:
-        print(text, end="")
+    emit(text, args.output)
     return 0
