@@ -49,7 +49,7 @@ lab: setup
 	@mkdir -p $(VENV)/share/jupyter/lab/settings
 	@printf '%s\n' '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"}}}' \
 	  > $(VENV)/share/jupyter/lab/settings/overrides.json
-	$(BIN)/jupyter lab notebooks
+	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks
 
 clean:
 	rm -rf build
