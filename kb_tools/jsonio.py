@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 
-from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError, KbErrors
+from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError
 from kb_tools.textfile import read_text
 from kb_tools.yamlio import LineDict, LineList
 
@@ -105,5 +105,3 @@ def write_atomic(path: Path, text: str) -> None:
         Path(tmp).unlink(missing_ok=True)
         raise
 
-
-__all__ = ["load_json", "dumps", "write_atomic", "KbErrors"]

@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kb_tools import vocabulary as V
-from kb_tools.diagnostics import Diagnostic, KbErrors
+from kb_tools.diagnostics import Diagnostic, KbError, KbErrors
 from kb_tools.schema_check import schema_diagnostics
 from kb_tools.textfile import read_text
-from kb_tools.diagnostics import KbError
 from kb_tools.yamlio import load_yaml
 
 KEBAB = r"^[a-z0-9]+(-[a-z0-9]+)*$"

@@ -40,9 +40,7 @@ def evaluate(page: Page, spec: OpSpec, facts: dict[str, str]) -> Verdict:
         topo_reason = f"topology {', '.join(shared)}"
     else:
         topo_reason = "every topology"
-    triggers = []
-    held = [f"{key} ({facts[key]})" for key in routing.properties if key in facts]
-    triggers.extend(held)
+    triggers = [f"{key} ({facts[key]})" for key in routing.properties if key in facts]
     if routing.target_gate and spec.target == routing.target_gate:
         triggers.append(f"target {spec.target}")
     if not routing.properties and not routing.target_gate:

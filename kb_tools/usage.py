@@ -128,7 +128,7 @@ def check_usage(usage_path: Path, kb: KnowledgeBase, source_root: Path) -> list[
         return diags
     if not isinstance(doc, dict):
         return [Diagnostic(shown, 1, "US020", "KB_USAGE.json must be a JSON object")]
-    diags = [_verified_message(d, doc) for d in schema_diagnostics(doc, schemas.load("kb_usage"), shown, "US030")]
+    diags = [_verified_message(d) for d in schema_diagnostics(doc, schemas.load("kb_usage"), shown, "US030")]
     for key in ("op", "class_id", "schema_version"):
         if key in doc and doc[key] != sel.get(key):
             diags.append(Diagnostic(shown, doc.line_of(key), "US031", f"{key} {doc[key]!r} differs from the selection's {sel.get(key)!r}"))
@@ -181,7 +181,8 @@ def check_usage(usage_path: Path, kb: KnowledgeBase, source_root: Path) -> list[
     return sorted(set(diags))
 
 
-def _verified_message(d: Diagnostic, doc) -> Diagnostic:
+def _verified_message(d: Diagnostic) -> Diagnostic:
+    """The schema's enum error for `verified`, said the way the contract says it."""
     if "'verified' is not one of" in d.message:
         return Diagnostic(d.path, d.line, "US032", "status 'verified' is refused: only the verifier verifies; use implemented, deviated or not_applicable")
     return d

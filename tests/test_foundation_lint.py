@@ -10,7 +10,6 @@ import pytest
 
 from kb_tools.lint import run_lint
 
-from conftest import REPO
 
 WB = "kb/constraints/wrapper-boundary.md"
 

@@ -4,7 +4,7 @@ seeing an allocation it should and none where there is none."""
 import pytest
 
 from kb_tools.memory import cases, parity
-from kb_tools.memory.parity import ParityResult, Sample, compare, format_percent, percent_gap
+from kb_tools.memory.parity import ParityResult, compare, format_percent, percent_gap
 
 
 def test_percent_gap_undefined_when_reference_is_zero():
