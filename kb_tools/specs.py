@@ -50,6 +50,7 @@ SPEC_SCHEMA = {
             "additionalProperties": {"enum": _DTYPE_NAMES},
         },
         "wrapper": {"type": "string", "minLength": 1},
+        "tensors": {"type": "string", "minLength": 1},
     },
 }
 
@@ -66,6 +67,7 @@ class OpSpec:
     wrapper: str | None
     description: str
     path: Path
+    tensors: str | None = None  # folder of saved legs per dtype (<dtype>/{dut,golden,third_party}), under the source root
 
     @property
     def dtypes(self) -> tuple[str, ...]:
@@ -138,6 +140,7 @@ def load_spec(path: Path) -> OpSpec:
         wrapper=data.get("wrapper"),
         description=" ".join(str(data.get("description", "")).split()),
         path=path,
+        tensors=data.get("tensors"),
     )
 
 

@@ -1,0 +1,76 @@
+"""Run the three legs of softmax for every supported dtype and save what they return.
+
+    python examples/softmax/make_tensors.py [--out DIR]
+
+For each dtype: a seeded input whose reduced axis (dim 1 of a (4, 300, 3) tensor) is neither
+the last nor a multiple of the tile, so the strided read and the tail tile are both exercised;
+then the DUT (the delivered wrapper), the golden under TTK's Promote and the third-party leg.
+Written to ``tensors/<dtype>/{input,dut,golden,third_party}``: ``.npy``, except bfloat16 legs,
+which numpy cannot hold, as ``.pt``. The same seed gives the same tensors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:  # the example's own packages: ops/, legs/, the pypto_pro stand-in
+    sys.path.insert(0, str(HERE))
+SHAPE, DIM, SEED, SCALE = (4, 300, 3), 1, 15, 6.0
+
+
+def make_input(dtype: str):
+    import torch
+
+    generator = torch.Generator().manual_seed(SEED)
+    return (torch.randn(SHAPE, generator=generator) * SCALE).to(getattr(torch, dtype))
+
+
+def run_legs(dtype: str) -> dict:
+    """{leg name: tensor} for one dtype, each leg run by its own rules."""
+    import torch
+
+    from kb_tools.numerics.promote import golden_policy, run_leg
+    from legs.golden import golden_softmax
+    from legs.third_party import WIDENING, third_party_softmax
+    from ops.wrappers.softmax_wrapper import softmax_wrapper
+
+    x = make_input(dtype)
+    policy = golden_policy(dtype, three_party=True, dut_widening=WIDENING[dtype])
+    promoted = x.to(getattr(torch, policy.compute))  # what TTK's Promote hands the golden
+    return {"input": x, "dut": softmax_wrapper(x, DIM),
+            "golden": run_leg(policy, lambda t: golden_softmax(t, DIM), promoted),
+            "third_party": third_party_softmax(x, DIM)}
+
+
+def save(tensor, stem: Path) -> Path:
+    import numpy as np
+    import torch
+
+    if tensor.dtype == torch.bfloat16:
+        path = stem.with_suffix(".pt")
+        torch.save(tensor.contiguous(), path)
+    else:
+        path = stem.with_suffix(".npy")
+        np.save(path, tensor.numpy())
+    return path
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(HERE / "tensors"), help="folder to write (default: tensors/ beside this file)")
+    args = parser.parse_args(argv)
+    from ops.prototypes.softmax import SUPPORTED_DTYPES
+
+    for dtype in SUPPORTED_DTYPES:
+        folder = Path(args.out) / dtype
+        folder.mkdir(parents=True, exist_ok=True)
+        for leg, tensor in run_legs(dtype).items():
+            print(save(tensor, folder / leg))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,128 @@
+"""The worked softmax operator's own tests: the runtime invariants its KB_USAGE.json claims.
+
+Run with ``python -m pytest examples/softmax/test_softmax.py`` (``tests/test_examples.py`` does).
+Everything runs on the CPU through the stand-in ``pypto_pro`` package beside this file.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import make_tensors  # noqa: E402
+from kb_tools.numerics.criteria import judge  # noqa: E402
+from kb_tools.numerics.metrics import compute  # noqa: E402
+from kb_tools.numerics.promote import case_mode  # noqa: E402
+from kb_tools.numerics.tensors_io import load  # noqa: E402
+from kb_tools.trace import trace_call  # noqa: E402
+from legs.golden import golden_softmax  # noqa: E402
+from legs.third_party import WIDENING, third_party_softmax  # noqa: E402
+from ops.prototypes import softmax as prototype  # noqa: E402
+from ops.wrappers.softmax_wrapper import softmax_kernel, softmax_wrapper  # noqa: E402
+
+SPEC = yaml.safe_load((HERE.parents[1] / "ops" / "softmax.yaml").read_text())
+DTYPES = list(prototype.SUPPORTED_DTYPES)
+
+
+def saved(dtype: str, leg: str):
+    folder = HERE / "tensors" / dtype
+    return load(next(folder.glob(f"{leg}.*")))
+
+
+def test_prototype_matches_spec():
+    assert sorted(prototype.SUPPORTED_DTYPES) == sorted(SPEC["properties"]["dtypes"])
+    assert sorted(prototype.SUPPORTED_RANKS) == sorted(SPEC["properties"]["ranks"])
+    assert WIDENING == SPEC["widening"]
+
+
+def test_case_is_three_party_from_declared_criteria():
+    mode = case_mode(SPEC["criteria"])
+    assert mode.three_party and mode.promote
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_saved_tensors_reproduce_and_pass_cross_check(dtype):
+    legs = make_tensors.run_legs(dtype)
+    for leg in ("input", "dut", "golden", "third_party"):
+        assert torch.equal(legs[leg], saved(dtype, leg)), f"{dtype} {leg} no longer matches the saved tensor"
+    assert legs["third_party"].dtype == legs["dut"].dtype  # leg dtypes match the DUT
+    assert legs["golden"].dtype == getattr(torch, "float64" if dtype == "float32" else "float32")
+    verdict = judge("cross_check", legs["dut"], legs["golden"], legs["third_party"], dtype=dtype)
+    assert verdict.passed, verdict.reasons
+    metrics = compute(legs["dut"], legs["golden"], dtype)
+    assert metrics.max_abs is not None and metrics.max_rel is not None and metrics.cosine > 0.999
+
+
+def test_golden_casts_nothing():
+    for dtype in (torch.float32, torch.float64):
+        assert golden_softmax(torch.randn(3, 5, dtype=dtype)).dtype == dtype
+
+
+def test_golden_at_leg_precision_fails_cross_check():
+    """A golden brought down to fp16 is no longer above both legs, and cross_check fails."""
+    x = make_tensors.make_input("float16")
+    dut, tp = softmax_wrapper(x, make_tensors.DIM), third_party_softmax(x, make_tensors.DIM)
+    low_golden = torch.softmax(x, dim=make_tensors.DIM)  # fp16 in, fp16 out: the cast-back golden
+    assert not judge("cross_check", dut, low_golden, tp, dtype="float16").passed
+
+
+def test_fp32_accumulator_where_fp16_would_overflow():
+    n = 70_000  # a row of zeros: the fp16 sum of exp(0) overflows at 65504
+    x = torch.zeros(1, n, dtype=torch.float16)
+    assert torch.isinf(torch.exp(x).sum(dtype=torch.float16))
+    y = softmax_wrapper(x)
+    assert torch.isfinite(y).all() and torch.allclose(y.float(), torch.full((1, n), 1 / n), rtol=1e-3)
+
+
+def test_bf16_exponential_widened():
+    x = torch.linspace(-20, 20, 1001, dtype=torch.bfloat16)
+    wide = torch.softmax(x.float(), 0)
+    assert (softmax_wrapper(x).float() - wide).abs().max() <= (torch.softmax(x, 0).float() - wide).abs().max()
+
+
+def test_launches_once_on_every_path_and_rejects_before_launch():
+    before = softmax_kernel.launches
+    for x, dim in ((torch.randn(2, 3), -1), (torch.randn(2, 3, 4).transpose(0, 2), 1), (torch.empty(0, 4), 0)):
+        softmax_wrapper(x, dim)
+    assert softmax_kernel.launches == before + 3
+    for bad, error in ((torch.ones(3, dtype=torch.int32), TypeError), (torch.ones(1, 1, 1, 1, 1), ValueError),
+                       (torch.tensor(1.0), ValueError)):
+        with pytest.raises(error, match="softmax: "):
+            softmax_wrapper(bad)
+    with pytest.raises(IndexError):
+        softmax_wrapper(torch.ones(2, 2), dim=2)
+    assert softmax_kernel.launches == before + 3
+
+
+def test_nothing_dispatched_outside_the_kernel():
+    x = torch.randn(4, 300, 3).transpose(0, 2)
+    trace = trace_call(softmax_wrapper, x, 1, kernels=[softmax_kernel.body], backend="cpu")
+    assert trace.violations == [] and any(o.where == "kernel" for o in trace.ops)
+
+
+def test_strided_input_is_read_where_it_lies():
+    base = torch.randn(6, 520)
+    x = base[:, ::2].t()  # non-contiguous, storage offset 0, axis 0 strided
+    assert not x.is_contiguous()
+    assert torch.allclose(softmax_wrapper(x, 0), torch.softmax(x, 0), atol=1e-7)
+
+
+def test_boundary_semantics():
+    x = torch.randn(3, 4)
+    assert torch.equal(softmax_wrapper(x, -1), softmax_wrapper(x, 1))
+    assert torch.equal(softmax_wrapper(torch.randn(5, 1), 1), torch.ones(5, 1))
+    assert softmax_wrapper(torch.empty(2, 0), 1).shape == (2, 0)
+    y = softmax_wrapper(torch.tensor([[0.0, float("nan")], [0.0, float("inf")]]))
+    assert torch.isnan(y[0]).all() and torch.isnan(y[1, 1])
+
+
+def test_order_fixed_per_configuration():
+    x = torch.randn(3, 1000, dtype=torch.float16)
+    assert torch.equal(softmax_wrapper(x), softmax_wrapper(x))
