@@ -2,6 +2,11 @@
 
 jupytext reads the source, nbclient runs it on the ``python3`` kernel with a per-cell
 timeout, nbconvert renders HTML. A failing cell is reported by notebook and cell number.
+
+The kernel talks to us over CurveZMQ-encrypted sockets when its kernelspec supports it (it
+otherwise warns on every start that it runs "over TCP without encryption"), and the PyTorch
+profiler's own log lines (``USDT:``/``STAGE:`` on the kernel's stderr) are switched off in its
+environment, so neither reaches the terminal nor the executed notebook.
 """
 
 from __future__ import annotations
@@ -13,6 +18,9 @@ from pathlib import Path
 from kb_tools.backends import ENV_VAR
 
 CELL_TIMEOUT_S = 300
+# Kineto logs at levels 0 (verbose) to 5 (USDT markers) and prints them unconditionally to
+# stderr; a level above all of them keeps it quiet. A value the user already set wins.
+QUIET_PROFILER = {"KINETO_LOG_LEVEL": "6"}
 
 
 @dataclass
@@ -35,6 +43,14 @@ def _failing_cell(nb) -> int | None:
     return None
 
 
+def kernel_env(backends: list[str] | None) -> dict[str, str]:
+    """The kernel's environment: ours, the chosen backends, a quiet profiler."""
+    env = {**QUIET_PROFILER, **os.environ}
+    if backends:
+        env[ENV_VAR] = ",".join(backends)
+    return env
+
+
 def execute(source: Path, out_dir: Path, backends: list[str] | None = None,
             timeout: int = CELL_TIMEOUT_S, html: bool = True) -> NotebookResult:
     """Run one notebook; the executed notebook is written even when a cell fails."""
@@ -42,33 +58,29 @@ def execute(source: Path, out_dir: Path, backends: list[str] | None = None,
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+    from traitlets.config import Config
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     nb = jupytext.read(source)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    env_backup = os.environ.get(ENV_VAR)
-    if backends:
-        os.environ[ENV_VAR] = ",".join(backends)
     error = None
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+    config = Config({"KernelManager": {"transport_encryption": "auto"}})
+    client = NotebookClient(nb, config=config, timeout=timeout, kernel_name="python3",
                             resources={"metadata": {"path": str(Path(source).parent)}})
     try:
-        client.execute()
+        client.execute(env=kernel_env(backends))
     except CellTimeoutError:
         error = f"cell {_failing_cell(nb) or '?'}: timed out after {timeout} s"
     except CellExecutionError as exc:
         cell = _failing_cell(nb)
-        summary = f"{exc.ename}: {exc.evalue}" if getattr(exc, "ename", None) else str(exc).strip().splitlines()[-1]
+        if getattr(exc, "ename", None):
+            summary = f"{exc.ename}: {exc.evalue}" if exc.evalue else f"{exc.ename} (the assert gives no message)"
+        else:
+            summary = str(exc).strip().splitlines()[-1]
         error = f"cell {cell or '?'}: {summary}"
     except DeadKernelError as exc:
         error = f"kernel died: {exc}"
-    finally:
-        if backends:
-            if env_backup is None:
-                os.environ.pop(ENV_VAR, None)
-            else:
-                os.environ[ENV_VAR] = env_backup
     ipynb = out_dir / f"{Path(source).stem}.ipynb"
     nbformat.write(nb, ipynb)
     html_path = None
