@@ -93,3 +93,22 @@ def _term(entry, line: int):
         errors=tuple(e.strip() for e in entry.get("errors", ())),
         line=entry.line,
     ), []
+
+
+def glossary_markdown(terms: list[GlossaryTerm], rel_of: dict[str, str]) -> str:
+    """The glossary as one Markdown page of the site; ``rel_of`` maps page id to its KB path."""
+    def cell(text: str) -> str:
+        return text.replace("|", "/")
+
+    def page_links(term: GlossaryTerm) -> str:
+        return ", ".join(f"[{pid}](kb/{rel_of[pid]})" if pid in rel_of else pid for pid in term.pages)
+
+    rows = "\n".join(
+        f"| {cell(t.zh)} | {cell(t.en)} | {cell(', '.join(t.aliases)) or '—'} | {page_links(t)} | "
+        f"{cell(', '.join(f'`{e}`' for e in t.errors)) or '—'} |"
+        for t in sorted(terms, key=lambda t: t.en.lower()))
+    return ("# Glossary — 术语表\n\n"
+            "The words of the seeds beside the words of the pages: search by either, or by the error string "
+            "or API name you are holding. Kept in `kb/glossary.yaml`; `kbt lint` checks that every page named "
+            "exists and carries both terms.\n\n"
+            "| 中文 | English | also | pages | error strings and APIs |\n|---|---|---|---|---|\n" + rows + "\n")

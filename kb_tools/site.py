@@ -13,6 +13,7 @@ import re
 import shutil
 from pathlib import Path
 
+from kb_tools.glossary import glossary_markdown, load_glossary
 from kb_tools.pages import KnowledgeBase, Page
 from kb_tools.review import render_review, review_inputs
 from kb_tools.selection import select
@@ -96,7 +97,7 @@ def _index(kb: KnowledgeBase, specs: list[OpSpec], notebooks: list[str]) -> str:
             "notebook that proves it; the router from what you set out to do to the pages to read; and, for every "
             "operator of the catalog, the design-review walkthrough of the pages that apply to it.\n\n"
             "Start from [the router](router.md), from a rule below, or from an operator.\n\n"
-            + toc("Start here", ["router", "CONTRACT"])
+            + toc("Start here", ["router", "CONTRACT", "glossary"])
             + toc("Constraints", kinds["constraint"]) + toc("Patterns", kinds["pattern"])
             + toc("Playbooks", kinds["playbook"])
             + toc("Notebooks", [f"notebooks/{n}" for n in notebooks])
@@ -125,6 +126,7 @@ def write_sources(root: Path, kb: KnowledgeBase, src: Path, executed_dir: Path |
     router = (root / "ROUTER.md").read_text()
     (src / "router.md").write_text(router)
     (src / "CONTRACT.md").write_text((root / "CONTRACT.md").read_text())
+    (src / "glossary.md").write_text(glossary_markdown(load_glossary(root), rel_of))
     (src / "notebooks").mkdir()
     from kb_tools.notebook_runner import notebook_sources
 
