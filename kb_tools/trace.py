@@ -61,6 +61,7 @@ class TracedOp:
     cpu_us: float = 0.0
     device_us: float = 0.0
     share: float = 0.0  # of the call's time on the timed activity
+    bytes_written: int = 0  # of tensors it made in new storage (views, in-place and the allowed allocation: 0)
 
 
 @dataclass
@@ -80,6 +81,12 @@ class Trace:
     def violations(self) -> list[TracedOp]:
         """Wrapper ops outside the boundary (everything but the output allocation)."""
         return [o for o in self.wrapper_ops if o.code is not None]
+
+    @property
+    def wrapper_bytes(self) -> int:
+        """Bytes the wrapper wrote to new tensors outside the kernel: a count of work, the same
+        on a loaded machine and an idle one, where the time share is not."""
+        return sum(o.bytes_written for o in self.wrapper_ops)
 
     @property
     def wrapper_share(self) -> float:
@@ -104,6 +111,18 @@ class Trace:
                         f"| {o.cpu_us:.1f} | {o.device_us:.1f} | {o.share:.1%} |")
         rows.append(f"| | **call** | | | | {self.call_cpu_us:.1f} | {self.call_device_us:.1f} | wrapper: {self.wrapper_share:.1%} |")
         return "\n".join(rows)
+
+
+def _fresh_bytes(result, fargs, fkwargs) -> int:
+    """Bytes of the tensors an operator returned in storage none of its inputs had."""
+    import torch
+    from torch.utils._pytree import tree_leaves
+
+    def storages(tree):
+        return [t for t in tree_leaves(tree) if isinstance(t, torch.Tensor)]
+
+    inputs = {t.untyped_storage().data_ptr() for t in storages((fargs, fkwargs))}
+    return sum(t.nbytes for t in storages(result) if t.untyped_storage().data_ptr() not in inputs)
 
 
 def _code_objects(functions) -> set:
@@ -146,7 +165,10 @@ def trace_call(wrapper, *args, kernels=(), backend: str | None = None, warmup: i
                           rule_code(name, fkwargs) if where == "wrapper" else None)
             ops.append(op)
             with record_function(f"kbt#{op.index}"):
-                return func(*fargs, **fkwargs)
+                result = func(*fargs, **fkwargs)
+            if name not in ALLOWED_WRAPPER_OPS:
+                op.bytes_written = _fresh_bytes(result, fargs, fkwargs)
+            return result
 
     for _ in range(warmup):
         wrapper(*args, **kwargs)
