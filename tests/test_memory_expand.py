@@ -1,5 +1,8 @@
-"""In-place expansion: bit-exact against np.unpackbits for the ten dtypes in numpy and torch;
-the low-to-high order corrupts; temporaries bounded by a tile."""
+"""In-place expansion: bit-exact against np.unpackbits for the ten dtypes in numpy and torch,
+by the compiled per-wave kernel and by the tiles; the low-to-high order corrupts; temporaries
+bounded by a tile (tiles) or by the constant table (kernel)."""
+
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -27,34 +30,37 @@ def torch_with_mask(mask, n, dtype, device="cpu", shape=None):
     return out.view(shape) if shape else out
 
 
+@pytest.mark.parametrize("route", ["kernel", "tiles"])
 @pytest.mark.parametrize("dtype", NUMPY_DTYPES, ids=lambda d: np.dtype(d).name)
-def test_numpy_bit_exact(dtype):
+def test_numpy_bit_exact(dtype, route):
     rng = np.random.default_rng(1)
     for n in SIZES:
         mask = packed(rng, n)
         out = np.full(n, 7, dtype=dtype)
         out.view(np.uint8)[: mask.size] = mask
-        expand_inplace(out, tile=512)
+        expand_inplace(out, tile=512, route=route)
         assert np.array_equal(out, reference(mask, n).astype(dtype)), n
 
 
-def test_numpy_bfloat16_bit_patterns():
+@pytest.mark.parametrize("route", ["kernel", "tiles"])
+def test_numpy_bfloat16_bit_patterns(route):
     rng = np.random.default_rng(2)
     mask = packed(rng, 3001)
     out = np.zeros(3001, dtype=np.uint16)
     out.view(np.uint8)[: mask.size] = mask
-    expand_inplace(out, bfloat16=True)
+    expand_inplace(out, bfloat16=True, route=route)
     as_bf16 = torch.from_numpy(out.view(np.int16)).view(torch.bfloat16)
     assert torch.equal(as_bf16, torch.from_numpy(reference(mask, 3001)).to(torch.bfloat16))
 
 
+@pytest.mark.parametrize("route", ["kernel", "tiles"])
 @pytest.mark.parametrize("dtype", TORCH_DTYPES, ids=str)
-def test_torch_bit_exact_and_exact_zero_one(dtype):
+def test_torch_bit_exact_and_exact_zero_one(dtype, route):
     rng = np.random.default_rng(3)
     for n in SIZES:
         mask = packed(rng, n)
         out = torch_with_mask(mask, n, dtype)
-        expand_inplace(out, tile=512)
+        expand_inplace(out, tile=512, route=route)
         expected = torch.from_numpy(reference(mask, n)).to(dtype)
         assert torch.equal(out, expected), n
         assert set(out.to(torch.float64).unique().tolist()) <= {0.0, 1.0}
@@ -102,10 +108,71 @@ def test_temporaries_bounded_by_tile(monkeypatch):
     n, tile = 200_000, 1024
     out = torch_with_mask(packed(rng, n), n, torch.float32)
     monkeypatch.setattr(torch.Tensor, "to", spy)
-    expand_inplace(out, tile=tile)
+    expand_inplace(out, tile=tile, route="tiles")
     monkeypatch.undo()
     table_bytes = 256 * 8 * 4
     assert seen and max(seen) <= max(tile, table_bytes) < n * 4 // 50
+
+
+@pytest.mark.parametrize("width_dtype", [torch.uint8, torch.float16, torch.float32, torch.int64], ids=str)
+def test_kernel_many_waves_and_unaligned_end(width_dtype):
+    """Sizes with several waves, an end that is no multiple of 8 and one just past a wave
+    boundary: the parallel per-wave loop still reads every mask byte before it is written."""
+    rng = np.random.default_rng(9)
+    for n in (1 << 20, (1 << 20) + 5, 4 * 256 * 8 * 2 + 1, 300_017):
+        mask = packed(rng, n)
+        out = torch_with_mask(mask, n, width_dtype)
+        expand_inplace(out, route="kernel")
+        assert torch.equal(out, torch.from_numpy(reference(mask, n)).to(width_dtype)), n
+
+
+def test_kernel_route_allocates_nothing_that_grows_with_n():
+    """The compiled route's only buffers are the 256x8 table (built once per dtype, before the
+    trace here) and the <= 32-byte prefix copy; a copy of the mask (n/8 bytes, 256 KiB here)
+    or a tile's int64 index (16 KiB+) would show in the traced peak."""
+    n = 1 << 21
+    rng = np.random.default_rng(10)
+    out = np.zeros(n, dtype=np.float64)
+    mask = packed(rng, n)
+    expand_inplace(out, route="kernel")  # compiled or loaded from the cache outside the trace
+    out.view(np.uint8)[: mask.size] = mask
+    tracemalloc.start()
+    expand_inplace(out, route="kernel")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert np.array_equal(out, reference(mask, n).astype(np.float64))
+    assert peak < 8 * 1024, peak
+
+
+def test_kernel_route_honours_torch_threads():
+    rng = np.random.default_rng(11)
+    mask = packed(rng, 100_000)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        out = torch_with_mask(mask, 100_000, torch.float32)
+        expand_inplace(out, route="kernel")
+        import numba
+
+        assert numba.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(threads)
+    assert torch.equal(out, torch.from_numpy(reference(mask, 100_000)).float())
+
+
+def test_refuses_unknown_route_readonly_and_kernel_for_odd_widths():
+    with pytest.raises(ValueError, match="route must be one of"):
+        expand_inplace(torch.zeros(64), route="fast")
+    readonly = np.zeros(64, dtype=np.float32)
+    readonly.flags.writeable = False
+    with pytest.raises(ValueError, match="writeable"):
+        expand_inplace(readonly)
+    with pytest.raises(ValueError, match="needs numba"):
+        expand_inplace(np.zeros(64, dtype=np.complex128), route="kernel")
+    wide = np.zeros(64, dtype=np.complex128)
+    wide.view(np.uint8)[:8] = 0b10100101
+    expand_inplace(wide)  # auto falls back to the tiles
+    assert np.array_equal(wide, reference(np.full(8, 0b10100101, np.uint8), 64).astype(np.complex128))
 
 
 def test_refuses_non_contiguous_and_bad_tile():
@@ -117,12 +184,14 @@ def test_refuses_non_contiguous_and_bad_tile():
         expand_inplace(np.zeros((16, 16)).T)
 
 
+@pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+@pytest.mark.parametrize("route", ["auto", "tiles"])
 @pytest.mark.parametrize("dtype", TORCH_DTYPES, ids=str)
-def test_cuda_bit_exact(dtype):
+def test_cuda_bit_exact(dtype, route):
     rng = np.random.default_rng(8)
-    for n in SIZES:
+    for n in SIZES + [(1 << 20) + 5]:
         mask = packed(rng, n)
         out = torch_with_mask(mask, n, dtype, device="cuda")
-        expand_inplace(out, tile=512)
+        expand_inplace(out, tile=512, route=route)
         assert torch.equal(out.cpu(), torch.from_numpy(reference(mask, n)).to(dtype)), n

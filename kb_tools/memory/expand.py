@@ -5,14 +5,19 @@ Bit i of the mask (least significant bit first in each byte, numpy's ``bitorder=
 becomes element i of the output, as the exact 0 or 1 of its dtype. The waves of
 :mod:`kb_tools.memory.waves` run from high addresses to low; inside a wave the range is cut
 into tiles, and each tile copies its mask bytes out before writing, so every temporary is
-bounded by one tile. On CUDA, when Triton imports, each wave is one kernel launch: the
-kernel boundary plays the part of the NPU's SyncAll between waves.
+bounded by one tile: that is the ``tiles`` route, the structure of the NPU kernel. The
+``kernel`` route runs each wave as one compiled call instead — numba on the CPU
+(:mod:`kb_tools.memory.kernels`), Triton on CUDA — where the call or launch boundary plays
+the part of the NPU's SyncAll between waves. ``auto`` takes the kernel where its compiler
+imports and the tiles otherwise.
 
 :func:`expand_low_to_high` is the tempting order, kept as the counter-example: a tile's
 writes land on mask bytes of later tiles before they are read.
 """
 
 from __future__ import annotations
+
+from functools import cached_property
 
 from kb_tools.memory.tiling import ALIGN_ELEMENTS, ceil_div, tile_elements
 from kb_tools.memory.waves import plan_waves
@@ -50,7 +55,27 @@ class _Numpy:
         self.flat = out.reshape(-1)
         self.raw = self.flat.view(np.uint8)
         self.width = out.dtype.itemsize
-        self.table = _bit_table(np, BF16_ONE_BITS if bfloat16 else 1).astype(out.dtype)
+        self.bfloat16 = bfloat16
+        if not out.flags.writeable:
+            raise ValueError("in-place expansion needs a writeable array")
+        self.cpu = True
+        self.one_bits = None  # the bit pattern of the dtype's 1, for the compiled kernel
+        if bfloat16:
+            self.one_bits = BF16_ONE_BITS
+        elif self.width in (1, 2, 4, 8):
+            self.one_bits = int(np.ones(1, out.dtype).view(f"i{self.width}")[0])
+        self.threads = None  # numba's own default
+
+    @cached_property
+    def table(self):
+        """The tiles' 256x8 lookup in the array's dtype (the kernel route has its own)."""
+        import numpy as np
+
+        return _bit_table(np, BF16_ONE_BITS if self.bfloat16 else 1).astype(self.flat.dtype)
+
+    def words(self):
+        """The flat array as integers of its own width, for the compiled kernel."""
+        return self.flat.view(f"i{self.width}")
 
     def expand(self, a: int, b: int) -> None:
         import numpy as np
@@ -74,8 +99,21 @@ class _Torch:
         self.flat = out.view(-1)
         self.raw = self.flat.view(torch.uint8)
         self.width = out.element_size()
-        self.table = _bit_table(torch).to(device=out.device, dtype=out.dtype)
         self.kernel = _triton_wave() if out.device.type == "cuda" else None
+        self.cpu = out.device.type == "cpu"
+        ints = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+        self.int_dtype = ints.get(self.width)
+        self.one_bits = int(torch.ones((), dtype=out.dtype).view(self.int_dtype).item()) if self.int_dtype else None
+        self.threads = torch.get_num_threads()  # as many as torch's own ops (fill_) use
+
+    @cached_property
+    def table(self):
+        """The tiles' 256x8 lookup in the tensor's dtype, on its device."""
+        return _bit_table(self.torch).to(device=self.flat.device, dtype=self.flat.dtype)
+
+    def words(self):
+        """The flat tensor as a numpy integer array of its own width (shared memory)."""
+        return self.flat.detach().view(self.int_dtype).numpy()
 
     def expand(self, a: int, b: int) -> None:
         self.expand_from(self.raw, a, b)
@@ -127,17 +165,53 @@ def _ops(out, bfloat16: bool):
     return _Torch(out)
 
 
-def expand_inplace(out, *, tile: int | None = None, bfloat16: bool = False):
+ROUTES = ("auto", "kernel", "tiles")
+
+
+def _cpu_kernel(ops):
+    """(kernels module, table) when the numba loop can take this output, else None."""
+    if not ops.cpu or ops.one_bits is None:
+        return None
+    try:
+        from kb_tools.memory import kernels
+    except ImportError:
+        return None
+    return kernels, kernels.bit_table(ops.one_bits, ops.width)
+
+
+def _choose(ops, route: str):
+    """(cpu kernel or None, use the Triton launch) for ``route``; ValueError when the kernel
+    route is asked for where no compiler can serve it."""
+    if route not in ROUTES:
+        raise ValueError(f"route must be one of {', '.join(ROUTES)}, got {route!r}")
+    if route == "tiles":
+        return None, False
+    triton = getattr(ops, "kernel", None) is not None
+    cpu = None if triton else _cpu_kernel(ops)
+    if route == "kernel" and not (triton or cpu):
+        raise ValueError("route='kernel' needs numba (CPU, element width 1/2/4/8 bytes) or Triton (CUDA)")
+    return cpu, triton
+
+
+def expand_inplace(out, *, tile: int | None = None, bfloat16: bool = False, route: str = "auto"):
     """Expand the packed mask in ``out``'s first ceil(n/8) bytes into 0/1 of its dtype, high
-    to low in waves. ``bfloat16`` marks a numpy uint16 array holding bfloat16 bit patterns."""
+    to low in waves. ``bfloat16`` marks a numpy uint16 array holding bfloat16 bit patterns;
+    ``route`` picks a compiled call per wave (``kernel``), the tiles (``tiles``, whose size
+    ``tile`` sets) or the first that this machine can run (``auto``)."""
     ops = _ops(out, bfloat16)
     n = ops.flat.shape[0]
     tile = tile or default_tile(ops.width)
     if tile % ALIGN_ELEMENTS:
         raise ValueError(f"tile must be a multiple of {ALIGN_ELEMENTS} elements, got {tile}")
-    use_kernel = getattr(ops, "kernel", None) is not None
+    cpu, triton = _choose(ops, route)
+    if cpu:
+        kernels, table = cpu
+        words = ops.words()
+        for wave in plan_waves(n, ops.width):
+            kernels.expand_wave(words, table, wave.start, wave.end, wave.buffered, ops.threads)
+        return out
     for wave in plan_waves(n, ops.width):
-        if use_kernel and not wave.buffered:
+        if triton and not wave.buffered:
             ops.expand_wave(wave.start, wave.end)
             continue
         for a, b in _tiles(wave.start, wave.end, tile, descending=True):
