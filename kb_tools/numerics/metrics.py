@@ -1,12 +1,10 @@
-"""Every error metric of one output against its golden, in one pass over the data.
+"""What an output looks like against its golden — every error metric in one chunked pass.
 
-The pass runs on the tensors' own device in chunks: each chunk contributes partial sums, maxima
-and counts, which are kept on the device and brought to the host once at the end, so memory stays
-bounded by the chunk and there is no host round trip per metric. A min/max sweep before it (one
-sync) tells whether the NaN/inf masks are needed at all. Special values follow TTK
-(Precision_Comparison.md "特殊处理"): NaN against NaN and same-sign infinities match; any other
-non-finite disagreement is a mismatch. A quantity whose denominator is zero is ``None``
-(undefined), never 0 and never a division by zero.
+These numbers describe; the verdicts live in :mod:`kb_tools.numerics.criteria`, which computes
+what each of TTK's decisions needs in TTK's own precision. Here sums run in float64 on the
+tensors' device and come to the host once. Special values follow TTK: NaN against NaN and
+same-sign infinities match; any other non-finite disagreement is a mismatch. A quantity whose
+denominator is zero is ``None`` (undefined), never 0 and never a division by zero.
 """
 
 from __future__ import annotations
@@ -14,15 +12,15 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
+from kb_tools.numerics import chunks
 from kb_tools.numerics import tolerances as tol
 
-CHUNK = 1 << 16  # elements per chunk: temporaries stay in cache and bounded (measured: benchmarks/bench_compare.py)
+# The "double thousandths" shares: elements within 1/1000 and 5/1000 relative error.
+SHARE_BOUNDS = (1e-3, 5e-3)
 
-# Partial results, in the order each chunk produces them.
 _SUMS = ("finite", "special_match", "special_mismatch", "sum_abs", "sum_sq", "sum_rel", "dot", "dut_sq",
-         "golden_sq", "within_1e-3", "within_5e-3", "mix_ok", "close_ok", "cap_violations",
-         "large", "large_sum_rel", "large_sum_sq", "small", "small_errors")
-_MAXES = ("max_abs", "max_rel", "max_ulp", "large_max_rel")
+         "golden_sq", "within_1e-3", "within_5e-3")
+_MAXES = ("max_abs", "max_rel", "max_ulp")
 
 
 @dataclass(frozen=True)
@@ -42,25 +40,9 @@ class Metrics:
     max_ulp: float | None  # in units of the compared output's dtype
     share_rel_1e3: float | None
     share_rel_5e3: float | None
-    # What the criteria need, already counted in the same pass.
-    mix_ok: int
-    close_ok: int
-    cap_violations: int  # elements over mix_tolerance's hard cap and over its ULP allowance
-    large: int  # |golden| >= small value
-    large_mere: float | None
-    large_mare: float | None
-    large_rmse: float | None
-    small: int
-    small_errors: int  # small-region elements with |a-g| > small_value_atol
 
     def as_dict(self) -> dict:
         return asdict(self)
-
-
-def _work_dtype(torch, *tensors):
-    """float32 for 16-bit inputs, float64 as soon as one side is 32 or 64 bits wide."""
-    wide = any(t.dtype in (torch.float32, torch.float64, torch.int32, torch.int64) for t in tensors)
-    return torch.float64 if wide else torch.float32
 
 
 _INT_VIEW = {2: "int16", 4: "int32", 8: "int64"}
@@ -77,69 +59,36 @@ def _ordered_bits(torch, x):
     return torch.where(bits < 0, torch.iinfo(view).min - bits, bits)
 
 
-def _chunk(torch, a, g, ulp_dtype, key, work, all_finite):
-    """Partial sums and maxima of one chunk, as two float64 vectors on the chunk's device.
-
-    With ``all_finite`` (known for the whole tensor up front) the masks are skipped.
-    """
-    af, gf = a.to(work), g.to(work)
-    zero = torch.zeros((), dtype=work, device=af.device)
+def _chunk(torch, a, g, ulp_dtype, all_finite):
+    """Partial sums and maxima of one chunk, as two float64 vectors on the chunk's device."""
+    wide = torch.float64
+    af, gf = a.to(wide), g.to(wide)
+    zero = torch.zeros((), dtype=wide, device=af.device)
     if all_finite:
         fin = None
         special_match = special_mismatch = torch.zeros((), dtype=torch.int64, device=af.device)
-        keep = lambda x: x  # noqa: E731
         d = (af - gf).abs_()
         ag = gf.abs()
         a0, g0 = af, gf
     else:
         fin = torch.isfinite(af) & torch.isfinite(gf)
-        both_nan = torch.isnan(af) & torch.isnan(gf)
-        special_match = ~fin & (both_nan | (af == gf))
+        special_match = ~fin & ((torch.isnan(af) & torch.isnan(gf)) | (af == gf))
         special_mismatch = ~fin & ~special_match
-        keep = lambda x: fin & x  # noqa: E731
         d = torch.where(fin, af - gf, zero).abs_()
         ag = torch.where(fin, gf, zero).abs_()
         a0, g0 = torch.where(fin, af, zero), torch.where(fin, gf, zero)
     rel = d / (ag + tol.REL_EPS)
-    mix = tol.MIX_TOLERANCE[key]
+    keep = (lambda x: x) if fin is None else (lambda x: fin & x)  # noqa: E731
     if ulp_dtype is not None:
-        wide = torch.float64
         ulp = (_ordered_bits(torch, a.to(ulp_dtype)).to(wide) - _ordered_bits(torch, g.to(ulp_dtype)).to(wide)).abs_()
-        if fin is not None:
-            ulp = torch.where(fin, ulp, torch.zeros((), dtype=wide, device=af.device))
-        capped = (d > mix.max_abs_limit) & (ulp > tol.MIX_MAX_ULP)
-        max_ulp = ulp.amax()
+        max_ulp = (ulp if fin is None else torch.where(fin, ulp, zero)).amax()
     else:
-        capped = keep(d > mix.max_abs_limit)
-        max_ulp = torch.zeros((), dtype=torch.float64, device=af.device)
-    small = keep(ag < tol.SMALL_VALUE[key])
-    large_rel = torch.where(small, zero, rel)
-    large_sq_sum = torch.where(small, zero, d).square_().sum(dtype=torch.float64)
-    n_small = small.sum()
+        max_ulp = zero
     n_fin = fin.sum() if fin is not None else torch.tensor(a.numel(), device=af.device)
-    sums = [n_fin, special_match.sum(), special_mismatch.sum(), d.sum(dtype=torch.float64),
-            torch.dot(d, d), rel.sum(dtype=torch.float64), torch.dot(a0, g0), torch.dot(a0, a0), torch.dot(g0, g0),
-            keep(rel <= tol.SHARE_BOUNDS[0]).sum(), keep(rel <= tol.SHARE_BOUNDS[1]).sum(),
-            keep(d <= mix.atol + mix.rtol * ag).sum(),
-            keep(d <= tol.CLOSE_ATOL + tol.CLOSE_RTOL[key] * ag).sum(),
-            capped.sum(), n_fin - n_small, large_rel.sum(dtype=torch.float64), large_sq_sum,
-            n_small, (small & (d > tol.SMALL_VALUE_ATOL[key])).sum()]
-    maxes = [d.amax(), rel.amax(), max_ulp, large_rel.amax()]
-    return torch.stack(sums).to(torch.float64), torch.stack(maxes).to(torch.float64)
-
-
-def _all_finite(torch, a, g, n) -> bool:
-    """Whether both tensors are finite everywhere, with one host sync.
-
-    Chunked min/max reductions: NaN propagates through them and ±inf shows as an extreme, so
-    both extremes being finite means every element is; torch.isfinite over a whole tensor
-    would allocate several copies of it.
-    """
-    if n == 0 or not (a.dtype.is_floating_point or g.dtype.is_floating_point):
-        return True
-    extremes = [torch.stack([*torch.aminmax(t[i:i + CHUNK])]).to(torch.float64)
-                for t in (a, g) if t.dtype.is_floating_point for i in range(0, n, CHUNK)]
-    return bool(torch.isfinite(torch.cat(extremes)).all())
+    sums = [n_fin, special_match.sum(), special_mismatch.sum(), d.sum(), torch.dot(d, d), rel.sum(),
+            torch.dot(a0, g0), torch.dot(a0, a0), torch.dot(g0, g0),
+            keep(rel <= SHARE_BOUNDS[0]).sum(), keep(rel <= SHARE_BOUNDS[1]).sum()]
+    return torch.stack(sums).to(wide), torch.stack([d.amax(), rel.amax(), max_ulp]).to(wide)
 
 
 def _ratio(num: float, den: float) -> float | None:
@@ -149,33 +98,24 @@ def _ratio(num: float, den: float) -> float | None:
 def compute(actual, golden, dtype: str | None = None) -> Metrics:
     """Metrics of ``actual`` (the DUT or the third-party leg) against ``golden``.
 
-    ``dtype`` is the operator's declared dtype, which picks the thresholds' row; it defaults to
-    ``actual``'s. The golden may be wider (Promote); it moves to ``actual``'s device if needed.
-    Shapes must match exactly (ValueError otherwise).
+    ``dtype`` names the output (default: ``actual``'s). The golden may be wider (Promote) and
+    shaped differently if the sizes agree (compared flattened, as TTK does); ValueError otherwise.
     """
     import torch
 
-    if tuple(actual.shape) != tuple(golden.shape):
-        raise ValueError(f"shape {tuple(actual.shape)} does not match the golden's {tuple(golden.shape)}")
+    (a, g), _ = chunks.flat_legs(actual, golden)
     dtype = dtype or str(actual.dtype).removeprefix("torch.")
-    key = tol.table_key(dtype)
-    golden = golden.to(actual.device)
-    a, g = actual.reshape(-1), golden.reshape(-1)
-    work = _work_dtype(torch, a, g)
     ulp_dtype = a.dtype if a.dtype.is_floating_point and a.element_size() in _INT_VIEW else None
     n = a.numel()
-    all_finite = _all_finite(torch, a, g, n)
-    parts = [_chunk(torch, a[i:i + CHUNK], g[i:i + CHUNK], ulp_dtype, key, work, all_finite)
-             for i in range(0, n, CHUNK)]
+    finite = chunks.all_finite(torch, a, g)
+    parts = [_chunk(torch, a[lo:hi], g[lo:hi], ulp_dtype, finite) for lo, hi in chunks.spans(n, chunks.step(a))]
     if parts:
         sums = torch.stack([p[0] for p in parts]).sum(0).tolist()
         maxes = torch.stack([p[1] for p in parts]).amax(0).tolist()
     else:
         sums, maxes = [0.0] * len(_SUMS), [None] * len(_MAXES)
-    s = dict(zip(_SUMS, sums))
-    m = dict(zip(_MAXES, maxes))
+    s, m = dict(zip(_SUMS, sums)), dict(zip(_MAXES, maxes))
     fin = int(s["finite"])
-    large = int(s["large"])
     norm = math.sqrt(s["dut_sq"]) * math.sqrt(s["golden_sq"])
     return Metrics(
         dtype=dtype, n=n, finite=fin, special_match=int(s["special_match"]),
@@ -188,10 +128,4 @@ def compute(actual, golden, dtype: str | None = None) -> Metrics:
         max_ulp=m["max_ulp"] if fin and ulp_dtype is not None else None,
         share_rel_1e3=_ratio(s["within_1e-3"], fin),
         share_rel_5e3=_ratio(s["within_5e-3"], fin),
-        mix_ok=int(s["mix_ok"]), close_ok=int(s["close_ok"]), cap_violations=int(s["cap_violations"]),
-        large=large,
-        large_mere=_ratio(s["large_sum_rel"], large),
-        large_mare=m["large_max_rel"] if large else None,
-        large_rmse=math.sqrt(s["large_sum_sq"] / large) if large else None,
-        small=int(s["small"]), small_errors=int(s["small_errors"]),
     )
