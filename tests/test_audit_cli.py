@@ -26,9 +26,26 @@ def test_text_format_and_exit_codes(kbt):
 def test_json_format(kbt):
     r = kbt("audit", ANTI, "--format", "json")
     data = json.loads(r.out)
-    assert [d["code"] for d in data] == ["WB101", "WB102", "WB103", "WB103", "WB102", "WB101"]
-    assert set(data[0]) == {"path", "line", "col", "code", "message", "wrapper"}
-    assert data[0]["wrapper"] == "op_wrapper" and data[0]["line"] == 19 and data[0]["col"] == 27
+    assert set(data) == {"files", "wrappers", "findings"} and data["files"] == 1
+    assert data["wrappers"] == [{"path": str(ANTI), "name": "op_wrapper", "line": 12, "launches": 1}]
+    findings = data["findings"]
+    assert [d["code"] for d in findings] == ["WB101", "WB102", "WB103", "WB103", "WB102", "WB101"]
+    assert set(findings[0]) == {"path", "line", "col", "code", "message", "wrapper", "fix"}
+    assert findings[0]["wrapper"] == "op_wrapper" and findings[0]["line"] == 19 and findings[0]["col"] == 27
+    assert findings[0]["fix"] == RULES["WB101"].fix
+
+
+def test_json_lists_a_clean_wrapper(kbt):
+    data = json.loads(kbt("audit", GOOD, "--format", "json").out)
+    assert data["findings"] == [] and [w["name"] for w in data["wrappers"]] == ["op_wrapper"]
+
+
+def test_text_ends_with_each_codes_fix_once(kbt):
+    out = kbt("audit", ANTI).out.splitlines()
+    tail = out[out.index("how to fix:") + 1:]
+    assert [x.split()[0] for x in tail[:3]] == ["WB101", "WB102", "WB103"]
+    assert tail[0] == f"  WB101 host-cast: {RULES['WB101'].fix}"
+    assert sum(RULES["WB102"].fix in x for x in out) == 1
 
 
 def test_sarif_format(kbt, tmp_path):
@@ -52,28 +69,64 @@ def test_sarif_format(kbt, tmp_path):
 
 def test_select_filters_and_unknown_code_is_a_usage_error(kbt):
     r = kbt("audit", ANTI, "--select", "WB103", "--format", "json")
-    assert [d["code"] for d in json.loads(r.out)] == ["WB103", "WB103"]
+    assert [d["code"] for d in json.loads(r.out)["findings"]] == ["WB103", "WB103"]
     r = kbt("audit", ANTI, "--select", "WB999")
     assert r.code == 2 and "AU020" in r.err
 
 
-def test_bad_input_one_line_each(kbt, tmp_path):
-    cases = {
-        "syntax.py": b"def f(:\n    pass\n",
-        "latin1.py": "x = 'caf\xe9'\n".encode("latin-1"),
-        "empty.py": b"",
-        "big.py": b"# " + b"x" * (10 * 1024 * 1024) + b"\n",
-    }
-    for name, data in cases.items():
+BAD_FILES = {
+    "syntax.py": (b"def f(:\n    pass\n", "AU010"),
+    "template.py": (b"def {{ name }}_wrapper(x):\n    {% if fast %}pass{% endif %}\n", "AU010"),
+    "latin1.py": ("x = 'caf\xe9'\n".encode("latin-1"), "AU006"),
+    "nul.py": (b"x = 1\x00\n", "AU005"),
+    "big.py": (b"# " + b"x" * (3 * 1024 * 1024) + b"\n", "AU003"),
+}
+
+
+def test_bad_input_one_line_each_and_the_run_goes_on(kbt, tmp_path):
+    for name, (data, _) in BAD_FILES.items():
         (tmp_path / name).write_bytes(data)
-    (tmp_path / "adir").mkdir()
-    want = {"syntax.py": "AU010", "latin1.py": "AU006", "empty.py": "AU011", "big.py": "AU003", "adir": "AU002"}
-    for name, code in want.items():
-        r = kbt("audit", tmp_path / name)
-        assert r.code == 2, name
-        err = r.err.strip().splitlines()
-        assert len(err) == 1 and code in err[0] and "Traceback" not in r.err, (name, r.err)
+    (tmp_path / "good_wrapper.py").write_text(GOOD.read_text())
+    (tmp_path / "__init__.py").write_text("")
+    r = kbt("audit", tmp_path)
+    assert r.code == 1 and "Traceback" not in r.err
+    err = r.err.strip().splitlines()
+    assert sorted(x.split(": ")[1].split()[0] for x in err) == sorted(code for _, code in BAD_FILES.values())
+    assert "1 wrappers in 2 files, 5 files unusable" in r.out
+    for name, (_, code) in BAD_FILES.items():
+        alone = kbt("audit", tmp_path / name)
+        assert alone.code == 2 and alone.err.count("\n") == 1 and code in alone.err, name
     assert "line 1, column 7" in kbt("audit", tmp_path / "syntax.py").err
+
+
+def test_empty_files_are_fine_and_a_missing_path_is_one_line(kbt, tmp_path):
+    (tmp_path / "__init__.py").write_text("")
+    r = kbt("audit", tmp_path / "__init__.py")
+    assert r.code == 0 and "AU012" in r.out
+    r = kbt("audit", tmp_path / "missing.py")
+    assert r.code == 2 and r.err.count("\n") == 1 and "AU001" in r.err
+
+
+def test_directories_skip_hidden_venvs_build_and_excluded(kbt, tmp_path):
+    anti = ANTI.read_text()
+    layout = ["ops/a_wrapper.py", "ops/deep/b_wrapper.py", ".hidden/c_wrapper.py", "build/d_wrapper.py",
+              "env1/e_wrapper.py", "vendor/f_wrapper.py", "ops/skip_me.py"]
+    for rel in layout:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(anti)
+    (tmp_path / "env1" / "pyvenv.cfg").write_text("home = /usr\n")
+    r = kbt("audit", tmp_path, "--exclude", "vendor", "--exclude", "skip_*.py", "--format", "json")
+    data = json.loads(r.out)
+    audited = sorted({Path(f["path"]).relative_to(tmp_path).as_posix() for f in data["findings"]})
+    assert audited == ["ops/a_wrapper.py", "ops/deep/b_wrapper.py"] and data["files"] == 2
+
+
+def test_wrapper_pattern_is_repeatable(kbt, tmp_path):
+    src = tmp_path / "ops.py"
+    src.write_text(ANTI.read_text().replace("def op_wrapper(", "def op_fwd(") + "\n\ndef op_bwd(x):\n    return x.float()\n")
+    names = lambda *extra: [w["name"] for w in json.loads(kbt("audit", src, "--format", "json", *extra).out)["wrappers"]]
+    assert names() == ["op_fwd"]
+    assert names("--wrapper-pattern", "*_fwd", "--wrapper-pattern", "*_bwd") == ["op_fwd", "op_bwd"]
 
 
 def test_harmful_file_is_audited_without_running(kbt, tmp_path):

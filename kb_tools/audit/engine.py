@@ -1,16 +1,19 @@
 """Audit one source text or file: parse with ``ast`` (never import, never run), walk each
-wrapper, apply the launch rules and the ``# kbt: ignore`` waivers.
+wrapper, apply the ``# kbt: ignore`` waivers, and report a helper's line once with every
+wrapper that reaches it.
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from kb_tools.audit.checker import RawFinding, WrapperAudit
 from kb_tools.audit.codes import RULES
-from kb_tools.audit.module import ModuleInfo
+from kb_tools.audit.kinds import is_tensor
+from kb_tools.audit.module import DEFAULT_WRAPPER_GLOB, ModuleInfo
 from kb_tools.audit.suppress import suppressions
 from kb_tools.diagnostics import EXIT_USAGE, fail
 from kb_tools.textfile import read_text
@@ -26,13 +29,35 @@ class Finding:
     col: int  # 1-based, in characters
     code: str
     message: str
-    wrapper: str | None
+    wrapper: str | None  # the first wrapper (by line) that reaches this line
+    also: tuple[str, ...] = ()  # the other wrappers that reach it (a shared helper)
+    helper: str | None = None  # the helper the line sits in, None when in a wrapper itself
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"
 
+    @property
+    def fix(self) -> str:
+        return RULES[self.code].fix
+
+    @property
+    def wrappers(self) -> tuple[str, ...]:
+        return ((self.wrapper,) if self.wrapper else ()) + self.also
+
     def to_json(self) -> dict:
-        return asdict(self)
+        return {"path": self.path, "line": self.line, "col": self.col, "code": self.code,
+                "message": self.message, "wrapper": self.wrapper, "fix": self.fix}
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    path: str
+    name: str
+    line: int
+    launches: int  # the most launches on any path that returns normally (2: two or more)
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "name": self.name, "line": self.line, "launches": self.launches}
 
 
 @dataclass
@@ -40,7 +65,12 @@ class AuditResult:
     path: str
     findings: list[Finding] = field(default_factory=list)
     suppressed: list[Finding] = field(default_factory=list)
-    wrappers: list[str] = field(default_factory=list)
+    wrapper_info: list[Wrapper] = field(default_factory=list)
+    source_lines: dict[int, str] = field(default_factory=dict)  # the text of each reported line
+
+    @property
+    def wrappers(self) -> list[str]:
+        return [w.name for w in self.wrapper_info]
 
 
 def select_codes(spec: str | None) -> set[str]:
@@ -63,23 +93,16 @@ def _char_col(lines: list[str], line: int, byte_col: int) -> int:
     return len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore")) + 1
 
 
-def _launch_findings(module: ModuleInfo, audit: WrapperAudit, fn) -> list[RawFinding]:
-    out = []
-    name = audit.wrapper
-    if not audit.launches:
-        hint = "" if module.launchers else " (no @pl.jit or @triton.jit function in this file; name an imported kernel with --launcher)"
-        out.append(RawFinding(fn.lineno, fn.col_offset, "WB109", f"wrapper `{name}` launches no kernel{hint}", name))
-    for i, launch in enumerate(audit.launches):
-        where = f" (in helper `{launch.helper}`, called by wrapper `{name}`)" if launch.helper else ""
-        if launch.in_loop:
-            out.append(RawFinding(launch.line, launch.col, "WB110", f"launches `{launch.kernel}` inside a loop or comprehension{where}", name))
-        if i:
-            out.append(RawFinding(launch.line, launch.col, "WB109",
-                                  f"launch #{i + 1} of the wrapper (`{launch.kernel}`); a wrapper launches exactly one kernel once{where}", name))
-    return out
+def _is_wrapper(module: ModuleInfo, fn, audit: WrapperAudit) -> bool:
+    """A ``*_wrapper`` is a wrapper by convention. Any other function chosen by name is one
+    when it launches or does tensor work on the host; one that only computes Python values
+    (``block_size_forward``) is a helper."""
+    if fnmatchcase(fn.name, DEFAULT_WRAPPER_GLOB):
+        return True
+    return bool(module.launches(fn) or audit.launch_sites or audit.findings or any(is_tensor(k) for k in audit.returns))
 
 
-def audit_source(text: str, path: str = "<source>", *, wrapper_pattern: str = "*_wrapper", launchers=(),
+def audit_source(text: str, path: str = "<source>", *, wrapper_patterns=(), launchers=(),
                  select: set[str] | None = None) -> AuditResult:
     """Findings for one source text. A syntax error raises KbError (exit 2) with its position."""
     try:
@@ -87,33 +110,50 @@ def audit_source(text: str, path: str = "<source>", *, wrapper_pattern: str = "*
     except SyntaxError as exc:
         col = f", column {exc.offset}" if exc.offset else ""
         fail(path, exc.lineno, "AU010", f"cannot parse: {exc.msg} (line {exc.lineno}{col})", EXIT_USAGE)
-    module = ModuleInfo(tree, wrapper_pattern, launchers)
-    raw: list[RawFinding] = []
-    for extra in module.pl_kernels[1:]:
-        raw.append(RawFinding(extra.lineno, extra.col_offset, "WB111",
-                              f"second @pl.jit kernel `{extra.name}` in this file (the first is `{module.pl_kernels[0].name}`)", None))
-    result = AuditResult(path, wrappers=[fn.name for fn in module.wrappers])
+    except (ValueError, RecursionError, MemoryError) as exc:
+        fail(path, None, "AU010", f"cannot parse: {type(exc).__name__}", EXIT_USAGE)
+    module = ModuleInfo(tree, wrapper_patterns, launchers)
+    reached: dict[RawFinding, list[str]] = {}
+    kernels = module.pl_kernels
+    for extra in kernels[1:]:
+        reached[RawFinding(extra.lineno, extra.col_offset, "WB111",
+                           f"second @pl.jit kernel `{extra.name}` in this file (the first is `{kernels[0].name}`)")] = []
+    result = AuditResult(path)
     for fn in module.wrappers:
-        audit = WrapperAudit(module, fn)
-        raw.extend(audit.findings)
-        raw.extend(_launch_findings(module, audit, fn))
-    if not raw:
+        try:
+            audit = WrapperAudit(module, fn)
+        except RecursionError:
+            fail(path, fn.lineno, "AU013", f"`{fn.name}` is nested too deeply to audit", EXIT_USAGE)
+        if not _is_wrapper(module, fn, audit):
+            continue
+        result.wrapper_info.append(Wrapper(path, fn.name, fn.lineno, audit.most_launches))
+        raw = list(audit.findings)
+        if not module.launches(fn) and not audit.launch_sites:
+            hint = "" if module.launchers else " (no kernel is defined in this file; name an imported one with --launcher)"
+            raw.append(RawFinding(fn.lineno, fn.col_offset, "WB109", f"wrapper `{fn.name}` launches no kernel{hint}"))
+        for f in raw:
+            reached.setdefault(f, [])
+            if fn.name not in reached[f]:
+                reached[f].append(fn.name)
+    if not reached:
         return result
     lines = text.splitlines()
     waived = suppressions(text)
     select = set(RULES) if select is None else select
-    for f in sorted(set(raw), key=lambda r: (r.line, r.col, r.code)):
+    for f in sorted(reached, key=lambda r: (r.line, r.col, r.code, r.message)):
         if f.code not in select:
             continue
-        finding = Finding(path, f.line, _char_col(lines, f.line, f.col), f.code, f.message, f.wrapper)
+        names = reached[f]
+        finding = Finding(path, f.line, _char_col(lines, f.line, f.col), f.code, f.message,
+                          names[0] if names else None, tuple(names[1:]), f.helper)
+        result.source_lines[f.line] = lines[f.line - 1] if 0 < f.line <= len(lines) else ""
         (result.suppressed if f.code in waived.get(f.line, ()) else result.findings).append(finding)
     return result
 
 
 def audit_path(path: Path | str, **options) -> AuditResult:
-    """Read a file (one clear error if it cannot be used) and audit it; never imports it."""
+    """Read a file (one clear error if it cannot be used) and audit it; never imports it.
+    An empty file holds no wrapper and is fine."""
     shown = str(path)
     text = read_text(Path(path), code_prefix="AU", limit=MAX_AUDIT_BYTES)
-    if not text.strip():
-        fail(shown, None, "AU011", "empty file: there is no wrapper to audit", EXIT_USAGE)
     return audit_source(text, shown, **options)

@@ -1,51 +1,103 @@
-"""The audit's three output formats: text lines, a JSON list, and SARIF 2.1.0.
+"""The audit's three output formats: text lines, a JSON document, and SARIF 2.1.0.
 
-SARIF rule ids are the fixed WB codes, so a code-scanning service keeps a finding's history
-across runs; suppressed findings travel in SARIF as ``inSource`` suppressions.
+Text ends with the fix of each code it reported, once (as ruff prints its help). JSON lists
+the wrappers too, so that a clean wrapper is told apart from one that was never found.
+SARIF rule ids are the fixed WB codes, URIs are relative to ``%SRCROOT%`` (the directory
+the audit ran in) and every result carries a fingerprint of its code, file, wrapper and
+source text, so a code-scanning service keeps a finding's history when lines move; a
+helper's finding appears once, with the wrappers that reach it as related locations.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+from pathlib import Path
 
 from kb_tools import __version__
 from kb_tools.audit.codes import RULES
 from kb_tools.audit.engine import AuditResult
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+FINGERPRINT_KEY = "kbtAuditFinding/v1"
 
 
 def text_report(results: list[AuditResult]) -> str:
-    """One ``path:line:col: CODE message`` line per finding, then the suppression summary."""
-    lines = [str(f) for r in results for f in r.findings]
+    """One ``path:line:col: CODE message`` line per finding, the suppression summary, then
+    how to fix each reported code."""
+    findings = [f for r in results for f in r.findings]
+    lines = [str(f) for f in findings]
     suppressed = [f for r in results for f in r.suppressed]
     if suppressed:
         lines.append(f"suppressed by `# kbt: ignore[...]` ({len(suppressed)}):")
         lines.extend(f"  {f}" for f in suppressed)
+    codes = sorted({f.code for f in findings})
+    if codes:
+        lines.append("how to fix:")
+        lines.extend(f"  {c} {RULES[c].name}: {RULES[c].fix}" for c in codes)
     return "\n".join(lines)
 
 
 def json_report(results: list[AuditResult]) -> str:
-    return json.dumps([f.to_json() for r in results for f in r.findings], indent=2, ensure_ascii=False)
-
-
-def _sarif_result(f, index: dict[str, int], suppressed: bool) -> dict:
-    out = {
-        "ruleId": f.code,
-        "ruleIndex": index[f.code],
-        "level": "error",
-        "message": {"text": f.message + (f" [wrapper `{f.wrapper}`]" if f.wrapper else "")},
-        "locations": [{"physicalLocation": {
-            "artifactLocation": {"uri": f.path.replace("\\", "/")},
-            "region": {"startLine": f.line, "startColumn": f.col},
-        }}],
+    doc = {
+        "files": len(results),
+        "wrappers": [w.to_json() for r in results for w in r.wrapper_info],
+        "findings": [f.to_json() for r in results for f in r.findings],
     }
-    if suppressed:
-        out["suppressions"] = [{"kind": "inSource", "justification": f"# kbt: ignore[{f.code}]"}]
+    return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+def relative_uri(path: str, root: Path) -> tuple[str, bool]:
+    """(URI, under %SRCROOT%?): a normalised relative POSIX path under the root, else a
+    ``file://`` URI of the absolute path."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(root).as_posix(), True
+    except ValueError:
+        return absolute.as_uri(), False
+
+
+def fingerprint(code: str, uri: str, wrapper: str | None, source_line: str, occurrence: int) -> str:
+    key = "\0".join([code, uri, wrapper or "", " ".join(source_line.split()), str(occurrence)])
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+def _location(uri: str, under_root: bool, line: int, col: int | None = None) -> dict:
+    artifact = {"uri": uri, **({"uriBaseId": "%SRCROOT%"} if under_root else {})}
+    region = {"startLine": line, **({"startColumn": col} if col else {})}
+    return {"physicalLocation": {"artifactLocation": artifact, "region": region}}
+
+
+def _sarif_results(result: AuditResult, root: Path, index: dict[str, int], seen: dict) -> list[dict]:
+    uri, under_root = relative_uri(result.path, root)
+    wrapper_lines = {w.name: w.line for w in result.wrapper_info}
+    out = []
+    for f, suppressed in [(f, False) for f in result.findings] + [(f, True) for f in result.suppressed]:
+        source = result.source_lines.get(f.line, "")
+        key = (f.code, uri, f.wrapper, " ".join(source.split()))
+        seen[key] = seen.get(key, -1) + 1
+        entry = {
+            "ruleId": f.code,
+            "ruleIndex": index[f.code],
+            "level": "error",
+            "message": {"text": f.message + (f" [wrapper `{f.wrapper}`]" if f.wrapper else "")},
+            "locations": [_location(uri, under_root, f.line, f.col)],
+            "partialFingerprints": {FINGERPRINT_KEY: fingerprint(f.code, uri, f.wrapper, source, seen[key])},
+        }
+        related = [(i, name) for i, name in enumerate(f.wrappers) if name in wrapper_lines]
+        if f.helper and related:
+            entry["relatedLocations"] = [
+                {"id": i, **_location(uri, under_root, wrapper_lines[name]), "message": {"text": f"reached from wrapper `{name}`"}}
+                for i, name in related]
+        if suppressed:
+            entry["suppressions"] = [{"kind": "inSource", "justification": f"# kbt: ignore[{f.code}]"}]
+        out.append(entry)
     return out
 
 
-def sarif_report(results: list[AuditResult]) -> str:
+def sarif_report(results: list[AuditResult], root: Path | None = None) -> str:
+    root = Path(os.path.abspath(root or os.getcwd()))
     codes = sorted(RULES)
     index = {c: i for i, c in enumerate(codes)}
     rules = [{
@@ -56,14 +108,15 @@ def sarif_report(results: list[AuditResult]) -> str:
         "defaultConfiguration": {"level": "error"},
         "properties": {"tags": ["wrapper-boundary"]},
     } for c in codes]
-    sarif_results = [_sarif_result(f, index, False) for r in results for f in r.findings]
-    sarif_results += [_sarif_result(f, index, True) for r in results for f in r.suppressed]
+    seen: dict = {}
+    sarif_results = [x for r in results for x in _sarif_results(r, root, index, seen)]
     doc = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": "kbt-audit", "version": __version__,
                                 "informationUri": "https://gitcode.com/cann/pypto-gym", "rules": rules}},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri() + "/"}},
             "columnKind": "unicodeCodePoints",
             "results": sarif_results,
         }],

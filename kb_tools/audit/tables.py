@@ -12,6 +12,15 @@ META_ATTRS = frozenset({"shape", "ndim", "dtype", "device", "layout", "is_cuda",
 META_METHODS = frozenset({"size", "stride", "dim", "numel", "storage_offset", "is_contiguous", "element_size",
                           "nelement", "ndimension", "get_device", "is_floating_point", "is_complex", "data_ptr"})
 
+# Methods only a tensor has: calling one on a name is evidence that it holds a tensor.
+TENSOR_ONLY_METHODS = META_METHODS | frozenset({
+    "contiguous", "permute", "movedim", "moveaxis", "transpose", "half", "bfloat16", "double", "cuda", "npu",
+    "type_as", "view_as", "reshape_as", "expand_as", "unsqueeze", "squeeze", "flatten", "masked_fill",
+    "new_empty", "new_zeros", "new_ones", "new_full", "new_tensor", "zero_", "fill_", "numpy", "cpu",
+    "untyped_storage", "is_contiguous", "float", "long", "sum", "mean", "amax", "amin", "abs", "exp",
+    "clone", "narrow", "unbind", "tolist", "item", "softmax", "masked_select", "nonzero",
+})
+
 CAST_METHODS = frozenset({"to", "float", "half", "double", "bfloat16", "int", "long", "short", "char", "byte",
                           "bool", "type", "type_as", "cfloat", "cdouble", "cuda", "npu"})
 LAYOUT_METHODS = frozenset({"contiguous", "permute", "movedim", "moveaxis", "transpose", "swapaxes", "swapdims",
@@ -42,6 +51,19 @@ TORCH_RESHAPE = frozenset({"reshape", "flatten", "unflatten", "ravel", "squeeze"
                            "split", "tensor_split", "unbind", "select", "index_select", "broadcast_to",
                            "as_strided", "view_as_real", "view_as_complex"})
 
+# torch functions that build a tensor from shapes or Python data: their arguments are not
+# evidence of a tensor (``torch.empty(n, m)``).
+TORCH_CONSTRUCTORS = frozenset({"empty", "zeros", "ones", "full", "arange", "range", "linspace", "logspace", "rand",
+                                "randn", "randint", "eye", "tensor", "as_tensor", "from_numpy", "scalar_tensor",
+                                "device", "dtype", "Size", "finfo", "iinfo", "manual_seed", "Generator"})
+# torch functions that return metadata (a bool, a dtype, a device), never a tensor.
+TORCH_METADATA_FUNCS = frozenset({"is_floating_point", "is_complex", "is_tensor", "is_storage", "numel",
+                                  "get_default_dtype", "promote_types", "result_type", "can_cast", "finfo", "iinfo",
+                                  "is_grad_enabled", "current_device", "device_count", "is_available", "device",
+                                  "get_device_properties", "get_device_name", "current_stream", "Size"})
+# Modules whose functions compute Python values from Python values (``triton.cdiv``).
+PYTHON_VALUE_MODULES = frozenset({"math", "triton", "numpy", "operator", "functools", "itertools", "os", "sys"})
+
 # torch dtype names, so that ``.view(torch.int32)`` reads as a bit reinterpretation.
 TORCH_DTYPES = frozenset({"float16", "half", "bfloat16", "float32", "float", "float64", "double", "int8", "uint8",
                           "int16", "short", "int32", "int", "int64", "long", "uint16", "uint32", "uint64", "bool",
@@ -56,4 +78,14 @@ PY_BUILTINS = frozenset({"len", "range", "enumerate", "zip", "isinstance", "issu
                          "ValueError", "TypeError", "RuntimeError", "NotImplementedError", "AssertionError",
                          "IndexError", "KeyError"}) | DATA_BUILTINS
 
-JIT_DECORATORS = frozenset({"pypto_pro.language.jit", "triton.jit"})
+# Decorators that make a function a kernel, by the dotted name they resolve to (or are
+# spelled as when the file does not import them), and the framework they belong to.
+JIT_DECORATORS = {
+    "pypto_pro.language.jit": "pl", "pypto_pro.jit": "pl", "pypto.language.jit": "pl", "pl.jit": "pl",
+    "pypto.frontend.jit": "pypto", "pypto.jit": "pypto", "frontend.jit": "pypto",
+    "triton.jit": "triton", "triton.language.jit": "triton", "triton.runtime.jit.jit": "triton", "tl.jit": "triton",
+}
+
+# Functions that launch kernels but are harness, not delivery (seed 003, "scope"): test
+# drivers and a sample's entry point.
+DRIVER_NAMES = ("test*", "main", "bench*", "benchmark*")

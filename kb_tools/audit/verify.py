@@ -35,7 +35,7 @@ def verify(out_dir: Path, kb: KnowledgeBase, source_root: Path) -> tuple[list[Di
     result = audit_path(wrapper_path)
     findings = result.findings + result.suppressed
     if not result.wrappers:
-        diags.append(Diagnostic(str(wrapper_path), None, "VF003", "no *_wrapper function in the wrapper file; nothing was audited"))
+        diags.append(Diagnostic(str(wrapper_path), None, "VF003", "no wrapper in the wrapper file (no function launches a kernel and none is named *_wrapper); nothing was audited"))
     by_code: dict[str, list] = {}
     for f in findings:
         by_code.setdefault(f.code, []).append(f)
