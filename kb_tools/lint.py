@@ -12,6 +12,7 @@ from pathlib import Path
 
 from kb_tools.audit.codes import RULES
 from kb_tools.diagnostics import Diagnostic, KbError, KbErrors
+from kb_tools.glossary import glossary_path, load_glossary
 from kb_tools.pages import BODY_SECTIONS, KnowledgeBase, shown_path, body_sections, load_kb
 from kb_tools.router import Task, parse_router
 from kb_tools.sources import load_sources, seeds_dir
@@ -189,6 +190,39 @@ def check_specs(ctx):
     return len(files), diags
 
 
+def _squash(text: str) -> str:
+    """Lower-cased with whitespace removed, so that 动态 shape and 动态shape match alike."""
+    return re.sub(r"\s+", "", text).lower()
+
+
+def check_glossary(ctx):
+    """Every page the glossary names exists and carries the Chinese term beside the English one."""
+    try:
+        terms = load_glossary(ctx.root)
+    except KbErrors as exc:
+        return 1, exc.diagnostics
+    except KbError as exc:
+        return 1, [exc.diagnostic]
+    shown = shown_path(glossary_path(ctx.root))
+    texts: dict[str, str] = {}
+    diags, n = [], 0
+    for term in terms:
+        for page_id in term.pages:
+            n += 1
+            page = ctx.kb.pages.get(page_id)
+            if page is None:
+                diags.append(Diagnostic(shown, term.line, "LN110", f"term {term.zh!r} names page {page_id!r}, which does not exist"))
+                continue
+            if page_id not in texts:
+                texts[page_id] = _squash(page.title + "\n" + page.trigger + "\n" + page.body)
+            text = texts[page_id]
+            if _squash(term.zh) not in text:
+                diags.append(Diagnostic(shown, term.line, "LN111", f"page {page_id!r} does not carry the Chinese term {term.zh!r}"))
+            if not any(_squash(name) in text for name in (term.en, *term.aliases)):
+                diags.append(Diagnostic(shown, term.line, "LN112", f"page {page_id!r} carries neither {term.en!r} nor an alias of it"))
+    return n, diags
+
+
 CHECKS = (
     ("front matter", check_front_matter),
     ("router targets", check_router),
@@ -201,6 +235,7 @@ CHECKS = (
     ("durable file names", check_file_names),
     ("runtime claims demonstrated", check_demonstrated),
     ("operator specs", check_specs),
+    ("glossary", check_glossary),
 )
 
 

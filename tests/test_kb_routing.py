@@ -47,6 +47,8 @@ PINNED = {
     "bernoulli": {**EVERY_OPERATOR,
                   "integer-narrowing": "integer output dtypes registered",
                   "dense-alias": "the packed mask may alias the output only under five conditions",
+                  # added with the page (issue 13): bernoulli_ writes its own input, so overlap rules apply
+                  "inplace-aliasing": "an in-place form: out is self, partial overlap refused",
                   "wave-expansion": "in-place expansion must run high to low in waves",
                   "ub-tiling-budget": "the expansion kernel's UB budget per tile",
                   "memory-parity": "a memory optimisation is judged against an equivalent GPU call",
@@ -114,3 +116,27 @@ def test_the_issue_tasks_are_routed():
 def test_router_skills_cover_the_four_owners():
     skills = {s for t in parse_router(REPO / "ROUTER.md") for s in t.skills}
     assert {"pypto-pro-op-design", "pypto-pro-op-develop", "pypto-pro-golden-generate", "op-review"} <= skills
+
+
+# Router gaps closed by issue 13, one pin per gap with the page it must reach and why.
+ROUTER_PINS = {
+    "choose-criterion": {"constraints/semantic-alignment.md": "the alignment level decides the criterion",
+                         "constraints/random-op-verification.md": "a random output is judged by statistics, not closeness"},
+    "write-third-party-leg": {"constraints/integer-narrowing.md": "INT_MIN / -1 crashes the torch leg too"},
+    "handle-degenerate-inputs": {"constraints/wrapper-boundary.md": "an empty tensor still launches once in a delivery",
+                                 "constraints/tensorlist-fixed-slots.md": "an empty list or all-empty items",
+                                 "patterns/exact-fast-paths.md": "p = 0 / 1 and the aclnn empty path"},
+    "one-dtype-precision": {"constraints/accumulator-precision.md": "bf16/fp16 accumulate narrow where fp32 does not",
+                            "constraints/platform-gated-conversion.md": "vf.exp has no BF16 row",
+                            "constraints/tolerance-coverage.md": "an undeclared dtype falls to another criterion"},
+    "criterion-per-dtype": {"constraints/tolerance-coverage.md": "the per-dtype criterion table (int8 included)"},
+    "inplace-aliasing": {"constraints/inplace-aliasing.md": "input and output overlapping, out= the input"},
+}
+
+
+@pytest.mark.parametrize("task_id", sorted(ROUTER_PINS))
+def test_router_gaps_are_closed(task_id):
+    tasks = {t.id: t for t in parse_router(REPO / "ROUTER.md")}
+    assert task_id in tasks
+    missing = set(ROUTER_PINS[task_id]) - set(tasks[task_id].references)
+    assert not missing, f"{task_id} no longer reaches {sorted(missing)}"
