@@ -43,13 +43,16 @@ browser:
 	  { (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-zenhei) >/dev/null 2>&1 \
 	    || echo "make browser: chromium could not be installed; the site test will skip"; }
 
-# JupyterLab with notebooks/*.py opening as notebooks (jupytext) on the python3 kernel.
+# JupyterLab (installed by setup) with notebooks/*.py opening as notebooks (jupytext) on the
+# python3 kernel. Its root is the repository, so a notebook's ../kb/*.md links open; it
+# starts in notebooks/. Kernels talk over encrypted sockets and the profiler stays quiet.
 lab: setup
-	@$(BIN)/python -c "import jupyterlab" 2>/dev/null || $(BIN)/python -m pip install -q jupyterlab
 	@mkdir -p $(VENV)/share/jupyter/lab/settings
 	@printf '%s\n' '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"}}}' \
 	  > $(VENV)/share/jupyter/lab/settings/overrides.json
-	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks
+	KINETO_LOG_LEVEL=$${KINETO_LOG_LEVEL:-6} $(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) \
+	  --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks \
+	  --KernelManager.transport_encryption=auto
 
 clean:
 	rm -rf build
