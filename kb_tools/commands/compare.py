@@ -1,16 +1,18 @@
 NAME = "compare"
 HELP = "judge saved DUT, golden and third-party tensors (.npy/.pt) by a TTK criterion, with the reason"
 
-CRITERIA = ("binary_equal", "close", "mix_tolerance", "stat_rel_err", "cross_check")
-
 
 def configure(parser):
+    from kb_tools.numerics.routing import REQUESTABLE
+
     parser.add_argument("--dut", required=True, metavar="FILE", help="the kernel's output (.npy or .pt)")
     parser.add_argument("--golden", required=True, metavar="FILE", help="the golden output (.npy or .pt); may be promoted")
     parser.add_argument("--third-party", metavar="FILE", help="the third-party leg's output; required by cross_check")
     parser.add_argument("--dtype", metavar="DTYPE", help="the operator's declared output dtype (default: the DUT's)")
-    parser.add_argument("--criterion", choices=CRITERIA, default="mix_tolerance",
-                        help="TTK criterion (default: mix_tolerance, TTK's fallback)")
+    parser.add_argument("--criterion", choices=REQUESTABLE, default="mix_tolerance",
+                        help="TTK criterion, or TTK's spelling of one (mixed, isclose, binary); integer and bool "
+                             "outputs are judged by binary_equal whatever is asked, as TTK does "
+                             "(default: mix_tolerance, TTK's default)")
     parser.add_argument("--level", choices=("L0", "L1", "L2"), default="L1", help="cross_check level (default: L1)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
 
@@ -30,6 +32,28 @@ def _load(path):
         _usage(path, str(exc).removeprefix(f"{path}: "))
 
 
+def _check_arguments(args) -> str | None:
+    """Everything that can be checked before torch is imported: the dtype name, the files, the
+    third-party leg cross_check needs. Returns the declared dtype's torch name, if one was given."""
+    from kb_tools.numerics.routing import dtype_name
+    from kb_tools.numerics.tensors_io import TensorFileError, check_path
+
+    declared = None
+    if args.dtype:
+        declared = dtype_name(args.dtype)
+        if declared is None:
+            _usage("--dtype", f"unknown dtype {args.dtype!r}")
+    for path in (args.dut, args.golden, args.third_party):
+        if path is not None:
+            try:
+                check_path(path)
+            except TensorFileError as exc:
+                _usage(path, str(exc).removeprefix(f"{path}: "))
+    if args.criterion == "cross_check" and args.third_party is None:
+        _usage("--third-party", "cross_check needs --third-party (the same-precision third-party leg's output)")
+    return declared
+
+
 def _fmt(value) -> str:
     if value is None:
         return "undefined"
@@ -38,22 +62,24 @@ def _fmt(value) -> str:
     return str(value)
 
 
-def _text(verdict, warnings) -> str:
+def _text(verdict, legs, warnings) -> str:
     d = verdict.as_dict()
+    asked = f", asked for {d['requested']}" if d["requested"] else ""
     head = f"kbt compare: {d['verdict'].upper()} {d['criterion']} ({d['dtype']}"
-    lines = [head + (f", level {d['level']})" if d["level"] else ")")]
+    lines = [head + (f", level {d['level']}" if d["level"] else "") + asked + ")"]
     lines += [f"  warning: {w}" for w in warnings]
     lines += [f"  why: {r}" for r in d["reasons"]]
     lines += [f"  note: {n}" for n in d["notes"]]
     if d["ratios"]:
-        lines.append("  ratios (DUT error / third-party error): "
+        lines.append("  ratios (DUT / third party, TTK's safe_div): "
                      + ", ".join(f"{k} {_fmt(v)}" for k, v in d["ratios"].items()))
-    legs = list(d["metrics"])
+    lines.append("  criterion: " + ", ".join(f"{k} {_fmt(v)}" for k, v in d["metrics"].items() if k != "limits"))
     if legs:
-        lines.append("  " + "metric".ljust(16) + "".join(leg.rjust(16) for leg in legs))
-        for key in d["metrics"][legs[0]]:
+        names = list(legs)
+        lines.append("  " + "metric".ljust(16) + "".join(leg.rjust(16) for leg in names))
+        for key in legs[names[0]]:
             if key != "dtype":
-                lines.append("  " + key.ljust(16) + "".join(_fmt(d["metrics"][leg][key]).rjust(16) for leg in legs))
+                lines.append("  " + key.ljust(16) + "".join(_fmt(legs[leg][key]).rjust(16) for leg in names))
     return "\n".join(lines)
 
 
@@ -72,37 +98,36 @@ def _json_safe(value):
 def run(args):
     import json
 
-    from kb_tools.numerics import criteria, promote
-    from kb_tools.vocabulary import canonical_dtype
-
+    declared = _check_arguments(args)
     dut = _load(args.dut)
     golden = _load(args.golden)
     third_party = _load(args.third_party) if args.third_party else None
     actual = str(dut.dtype).removeprefix("torch.")
-    dtype = actual
-    if args.dtype:
-        dtype = canonical_dtype(args.dtype)
-        if dtype is None:
-            _usage(args.dut, f"unknown --dtype {args.dtype!r}")
-        if dtype != actual:
-            _usage(args.dut, f"holds {actual}, but --dtype says the output is {dtype}")
-    for path, tensor in ((args.golden, golden), (args.third_party, third_party)):
-        if tensor is not None and tuple(tensor.shape) != tuple(dut.shape):
-            _usage(path, f"shape {tuple(tensor.shape)} does not match the DUT's {tuple(dut.shape)}")
-    if args.criterion == "cross_check" and third_party is None:
-        _usage(args.dut, "cross_check needs --third-party (the same-precision third-party leg's output)")
+    if declared and declared != actual:
+        _usage(args.dut, f"holds {actual}, but --dtype says the output is {declared}")
+
+    from kb_tools.numerics import criteria, metrics, promote
+
     warnings = []
     if third_party is not None and args.criterion != "cross_check":
         warnings += promote.case_mode({"output": "cross_check"}, override=args.criterion).warnings
         warnings.append("--third-party is ignored: only cross_check reads it")
     try:
-        verdict = criteria.judge(args.criterion, dut, golden, third_party, dtype, args.level)
+        verdict = criteria.judge(args.criterion, dut, golden, third_party, actual, args.level)
+        legs = {}
+        if verdict.criterion not in ("binary_equal", "quant"):
+            legs["dut"] = metrics.compute(dut, golden, actual).as_dict()
+            if verdict.criterion == "cross_check":
+                legs["third_party"] = metrics.compute(third_party, golden, actual).as_dict()
     except ValueError as exc:
         _usage(args.dut, str(exc))
+    except (TypeError, RuntimeError) as exc:  # torch has no kernel for this dtype pair
+        _usage(args.dut, f"cannot be compared: {(str(exc).splitlines() or [type(exc).__name__])[0]}")
     if args.format == "json":
         out = verdict.as_dict()
+        out["legs"] = legs
         out["warnings"] = warnings
         print(json.dumps(_json_safe(out), indent=2, allow_nan=False))
     else:
-        print(_text(verdict, warnings))
+        print(_text(verdict, legs, warnings))
     return 0 if verdict.passed else 1
