@@ -1,34 +1,48 @@
 NAME = "route"
-HELP = "list the pages a task routes to (by wording or task id from ROUTER.md)"
+HELP = "the pages for a task (its id or wording from ROUTER.md) or for any question: English, 中文, a symptom, a pasted error"
+
+
+def _positive(text):
+    import argparse
+
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of pages, at least 1, not {text!r}")
+    return int(text)
 
 
 def configure(parser):
-    parser.add_argument("task", help='task wording or id, e.g. "Decide what may run on the host" or decide-host-work')
-    parser.add_argument("--skill", help="only if this skill owns the task")
+    parser.add_argument("query", metavar="QUESTION",
+                        help='a task id or wording (decide-host-work), or any question: "my fp16 op fails precision", '
+                             '"非连续", "aclnnInplaceCopy failed, error code is 561103"; - reads it from standard input')
+    parser.add_argument("--limit", type=_positive, default=5, metavar="N", help="how many pages a search lists (default 5)")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="json: [{id, path, title, score, matched, tasks}]")
+    parser.add_argument("--skill", help="only pages of tasks this skill owns")
 
 
 def run(args):
     import sys
 
-    from kb_tools.commands._common import knowledge_base
     from kb_tools.paths import find_root
-    from kb_tools.router import find_task, nearest, parse_router
+    from kb_tools.search.answer import answer, check_query, format_hits, format_task, read_stdin_query
 
-    root = find_root(args.kb_root)
-    tasks = parse_router(root / "ROUTER.md")
-    task = find_task(tasks, args.task)
-    if task is None:
-        near = nearest(tasks, args.task)
-        print(f"kbt route: no task {args.task!r} in ROUTER.md; nearest:", file=sys.stderr)
-        for t in near:
-            print(f"  {t.id}: {t.wording}", file=sys.stderr)
-        return 1
-    if args.skill and args.skill not in task.skills:
+    raw = read_stdin_query(sys.stdin.buffer) if args.query == "-" else args.query
+    query = check_query(raw)
+    result = answer(find_root(args.kb_root), query, limit=args.limit, skill=args.skill)
+    task = result.task
+    if task is not None and args.skill and args.skill not in task.skills:
         print(f"kbt route: task {task.id!r} is owned by {', '.join(task.skills)}, not {args.skill}", file=sys.stderr)
         return 1
-    kb = knowledge_base(args, strict=False)
-    print(f"{task.wording} [{task.id}] -- skills: {', '.join(task.skills)}")
-    for ref in task.references:
-        page = kb.by_path(ref)
-        print(f"  kb/{ref}" + (f"  {page.title}" if page else "  (missing page)"))
+    if not result.hits:
+        from kb_tools.router import nearest
+
+        print(f"kbt route: no page matches {query!r}; nearest tasks:", file=sys.stderr)
+        for t in nearest(result.tasks, query):
+            print(f"  {t.id}: {t.wording}", file=sys.stderr)
+        return 1
+    if args.format == "json":
+        import json
+
+        print(json.dumps([h.as_json() for h in result.hits], ensure_ascii=False, indent=2))
+    else:
+        print(format_task(task, result.hits) if task else format_hits(query, result.hits), end="")
     return 0

@@ -1,0 +1,127 @@
+"""A cache of what kbt derives from the KB's files, keyed by the content of those files.
+
+Every ``kbt route`` or ``kbt select`` would otherwise re-parse and re-validate every page
+(jsonschema's import alone costs several bare interpreter starts). An entry is named by a
+SHA-256 over the bytes of every input file and of the code that interprets them, so an
+edited page or an upgraded kbt never meets an old entry; an entry that cannot be read or
+decoded is treated as absent and rebuilt. Nothing here ever stops a command: when the cache
+directory cannot be used, kbt simply does the work again.
+
+Where: ``$OPKB_CACHE_DIR`` (empty turns the cache off), else ``$XDG_CACHE_HOME/opkb``, else
+``~/.cache/opkb``. Not ``build/`` of the KB: an installed KB (``share/opkb``, a pre-commit
+environment) is read-only, and the keys are content hashes, so one place serves every
+checkout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from pathlib import Path
+
+CACHE_ENV = "OPKB_CACHE_DIR"
+KEEP_PER_KIND = 8  # older entries of a kind are removed when a new one is written
+_UNREADABLE = b"\x00unreadable"  # stands in for a file that parsing will report, not hash
+
+
+def cache_dir() -> Path | None:
+    """The cache directory, or None when the user turned caching off."""
+    explicit = os.environ.get(CACHE_ENV)
+    if explicit is not None:
+        return Path(explicit) if explicit.strip() else None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "opkb"
+
+
+def file_bytes(path: Path, limit: int) -> bytes | None:
+    """The bytes of a regular file no larger than ``limit``; None for anything else (a FIFO,
+    a device, a link loop, a directory): the loader reports those, the cache never reads them."""
+    try:
+        status = os.stat(path)
+        if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
+            return None
+        with open(path, "rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError:
+        return None
+    return data if len(data) <= limit else None
+
+
+def code_digest(*module_files: str) -> bytes:
+    """The bytes of the modules whose logic shapes an entry: change one, and the key changes."""
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for name in (Path(__file__).name, *module_files):
+        digest.update(name.encode() + b"\x00" + ((here / name).read_bytes() if (here / name).is_file() else b""))
+    return digest.digest()
+
+
+def content_key(named_bytes: list[tuple[str, bytes | None]], code: bytes) -> str:
+    """One hex key over the names and bytes of the inputs, in order, and the code digest."""
+    digest = hashlib.sha256(code)
+    for name, data in named_bytes:
+        payload = _UNREADABLE if data is None else data
+        digest.update(f"{name}\x00{len(payload)}\x00".encode())
+        digest.update(payload)
+    return digest.hexdigest()
+
+
+def entry_path(kind: str, key: str, suffix: str) -> Path | None:
+    directory = cache_dir()
+    return None if directory is None else directory / f"{kind}-{key}{suffix}"
+
+
+def read_entry(kind: str, key: str, suffix: str = ".json") -> bytes | None:
+    """The stored bytes, or None when there is no usable entry."""
+    path = entry_path(kind, key, suffix)
+    if path is None:
+        return None
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def write_entry(kind: str, key: str, data: bytes, suffix: str = ".json") -> Path | None:
+    """Store ``data`` atomically (a reader never sees half an entry); None when the cache
+    directory cannot be written, which only costs the next command the same work again."""
+    path = entry_path(kind, key, suffix)
+    if path is None:
+        return None
+    try:
+        tmp = _fresh_temp(path)
+        try:
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+    except OSError:
+        return None
+    prune(kind, suffix, keep=path)
+    return path
+
+
+def _fresh_temp(path: Path) -> Path:
+    """A new empty file beside ``path``, created with the user's umask (mkstemp would force
+    0600 on a file other tools in the user's group may be meant to read)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for attempt in range(100):
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{attempt}.tmp")
+        try:
+            os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+            return tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(path)
+
+
+def prune(kind: str, suffix: str, keep: Path) -> None:
+    """Remove all but the newest KEEP_PER_KIND entries of one kind."""
+    try:
+        entries = sorted(keep.parent.glob(f"{kind}-*{suffix}"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in entries[KEEP_PER_KIND:]:
+            if old != keep:
+                old.unlink(missing_ok=True)
+    except OSError:
+        pass

@@ -1,0 +1,96 @@
+"""The search index: the pages, the router's tasks and the glossary in one SQLite database
+with an FTS5 table, cached as bytes under kbcache and keyed by the content of every file it
+was built from.
+
+Why FTS5: it is in Python's standard library (no dependency, nothing to download, no numpy
+to import at start-up, which rank-bm25 and bm25s both need), it ranks by BM25 with a weight
+per column, and a database serialises to one blob, so the cached index is read back with no
+parsing at all. FTS5 only splits text on spaces here (``ascii`` with ``.`` and ``_`` as
+word characters): the tokens are made by kb_tools.search.tokens, the same for page and query.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from kb_tools import kbcache
+from kb_tools.pages import page_files
+from kb_tools.search.tokens import tokens
+from kb_tools.textfile import MAX_TEXT_BYTES
+
+KIND = "search"
+FORMAT = 1
+# Columns of the FTS table, each with its BM25 weight: a word in a title or in a glossary
+# entry for the page says more about the page than the same word somewhere in its body.
+COLUMNS = {"title": 4.0, "trigger": 2.0, "rules": 1.5, "body": 1.0, "terms": 3.0, "tasks": 2.5}
+_CODE = ("search/index.py", "search/tokens.py", "pages.py", "router.py", "glossary.py", "pagecache.py", "vocabulary.py")
+_SCHEMA = f"""
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE pages(n INTEGER PRIMARY KEY, id TEXT UNIQUE, path TEXT, title TEXT, tasks TEXT);
+CREATE TABLE vocab(n INTEGER, token TEXT, PRIMARY KEY(n, token)) WITHOUT ROWID;
+CREATE TABLE tasks(ord INTEGER PRIMARY KEY, id TEXT, wording TEXT, skills TEXT, refs TEXT, line INTEGER);
+CREATE TABLE glossary(ord INTEGER PRIMARY KEY, names TEXT, pages TEXT);
+CREATE VIRTUAL TABLE docs USING fts5({", ".join(COLUMNS)}, tokenize="ascii tokenchars '._'");
+"""
+
+
+def _inputs(root: Path) -> list[tuple[str, bytes | None]]:
+    files = [root / "ROUTER.md", root / "kb" / "glossary.yaml", *page_files(root / "kb")]
+    return [(p.relative_to(root).as_posix(), kbcache.file_bytes(p, MAX_TEXT_BYTES)) for p in files]
+
+
+def open_index(root: Path, *, fresh: bool = False) -> sqlite3.Connection:
+    """The index of the KB at ``root``: the cached one when its key matches and it reads
+    back as a database, else one built now (and cached). ``fresh`` skips the cache read."""
+    key = kbcache.content_key(_inputs(root), kbcache.code_digest(*_CODE))
+    raw = None if fresh else kbcache.read_entry(KIND, key, ".sqlite")
+    if raw:
+        conn = sqlite3.connect(":memory:")
+        try:
+            conn.deserialize(raw)
+            if conn.execute("SELECT value FROM meta WHERE key = 'key'").fetchone() == (key,):
+                return conn
+        except sqlite3.DatabaseError:
+            pass
+        conn.close()
+    conn = build_index(root, key)
+    kbcache.write_entry(KIND, key, conn.serialize(), ".sqlite")
+    return conn
+
+
+def build_index(root: Path, key: str) -> sqlite3.Connection:
+    from kb_tools.glossary import load_glossary
+    from kb_tools.pages import load_kb
+    from kb_tools.router import parse_router
+
+    kb = load_kb(root)
+    tasks = parse_router(root / "ROUTER.md")
+    glossary = load_glossary(root)
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(_SCHEMA)
+    conn.executemany("INSERT INTO meta VALUES (?, ?)", [("key", key), ("format", str(FORMAT))])
+    conn.executemany("INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?)", [
+        (i, t.id, t.wording, json.dumps(t.skills), json.dumps(t.references), t.line) for i, t in enumerate(tasks)])
+    conn.executemany("INSERT INTO glossary VALUES (?, ?, ?)", [
+        (i, json.dumps([g.zh, g.en, *g.aliases, *g.errors], ensure_ascii=False), json.dumps(g.pages)) for i, g in enumerate(glossary)])
+    for n, page in enumerate(kb.pages.values(), start=1):
+        listing = [t for t in tasks if page.rel_path in t.references]
+        terms = [g for g in glossary if page.id in g.pages]
+        fields = {
+            "title": f"{page.title} {page.id}",
+            "trigger": page.trigger,
+            "rules": " ".join(f"{i.id} {i.rule or ''} {i.text}" for i in page.invariants),
+            "body": page.body,
+            "terms": " ".join(" ".join((g.zh, g.en, *g.aliases, *g.errors)) for g in terms),
+            "tasks": " ".join(f"{t.wording} {t.id}" for t in listing),
+        }
+        columns = {name: tokens(text) for name, text in fields.items()}
+        conn.execute("INSERT INTO pages VALUES (?, ?, ?, ?, ?)",
+                     (n, page.id, f"kb/{page.rel_path}", page.title, json.dumps([t.id for t in listing])))
+        conn.execute(f"INSERT INTO docs(rowid, {', '.join(COLUMNS)}) VALUES (?, {', '.join('?' * len(COLUMNS))})",
+                     (n, *(" ".join(columns[c]) for c in COLUMNS)))
+        conn.executemany("INSERT INTO vocab VALUES (?, ?)", [(n, t) for t in sorted({t for ts in columns.values() for t in ts})])
+    conn.commit()
+    return conn

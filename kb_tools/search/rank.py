@@ -1,0 +1,148 @@
+"""Ranking pages for a question: BM25 over the index, with the glossary carrying the question
+into the other language, and the words that matched reported for each page.
+
+A glossary entry is used when all the tokens of one of its names (Chinese, English, an
+alias, an error string) occur in the question; the tokens of its other names then form a
+second query whose score counts at EXPANSION_WEIGHT, so "非连续" also finds pages that say
+"non-contiguous", and a pasted "error code is 561103" finds the pages the glossary files
+that code under.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+
+from kb_tools.search.index import COLUMNS
+from kb_tools.search.tokens import WORD, key_tokens, tokens, word_tokens
+
+EXPANSION_WEIGHT = 0.5
+TASK_WEIGHT = 0.5  # added to a page's score (the best page scores 1) when a task's wording is asked
+MAX_GLOSSARY_SHOWN = 4  # glossary names listed per page among the words that matched
+
+
+@dataclass(frozen=True)
+class Hit:
+    id: str
+    path: str
+    title: str
+    score: float | None  # None for the pages of an exact task (they are not ranked)
+    matched: tuple[str, ...]
+    tasks: tuple[str, ...]
+
+    def as_json(self) -> dict:
+        return {"id": self.id, "path": self.path, "title": self.title, "score": self.score,
+                "matched": list(self.matched), "tasks": list(self.tasks)}
+
+
+def _fts_query(toks) -> str:
+    return " OR ".join(f'"{t}"' for t in toks)
+
+
+def _bm25(conn: sqlite3.Connection, toks: list[str]) -> dict[int, float]:
+    if not toks:
+        return {}
+    weights = ", ".join(str(w) for w in COLUMNS.values())
+    rows = conn.execute(f"SELECT rowid, bm25(docs, {weights}) FROM docs WHERE docs MATCH ?", (_fts_query(toks),))
+    return {n: -score for n, score in rows}  # FTS5 scores lower-is-better
+
+
+def _expansion(conn: sqlite3.Connection, query_tokens: set[str]) -> tuple[list[str], list[str]]:
+    """(tokens to add, every name of the entries the question names)."""
+    extra, names_used = [], []
+    for (names_json,) in conn.execute("SELECT names FROM glossary ORDER BY ord"):
+        names = json.loads(names_json)
+        if any((toks := set(_name_tokens(n))) and toks <= query_tokens for n in names):
+            names_used.extend(names)
+            extra.extend(t for n in names for t in _name_tokens(n) if t not in query_tokens)
+    return list(dict.fromkeys(extra)), list(dict.fromkeys(names_used))
+
+
+def _name_tokens(name: str) -> list[str]:
+    return [t for w in WORD.findall(name) for t in key_tokens(w)]
+
+
+def _matched_words(query_words: list[str], page_tokens: set[str]) -> list[str]:
+    """The question's own words that the page contains; for a Han run, the stretches of it
+    whose character pairs the page contains."""
+    out = []
+    for word in query_words:
+        toks = word_tokens(word)
+        if not toks:
+            continue
+        if len(word) > 1 and all("\u3400" <= c for c in word):
+            out.extend(_han_stretches(word, page_tokens))
+        elif toks[0] in page_tokens or any(t in page_tokens for t in toks[1:]):
+            out.append(word)
+    return list(dict.fromkeys(out))
+
+
+def _han_stretches(run: str, page_tokens: set[str]) -> list[str]:
+    covered = [False] * len(run)
+    for i in range(len(run) - 1):
+        if run[i:i + 2] in page_tokens:
+            covered[i] = covered[i + 1] = True
+    stretches, start = [], None
+    for i, hit in enumerate([*covered, False]):
+        if hit and start is None:
+            start = i
+        elif not hit and start is not None:
+            stretches.append(run[start:i])
+            start = None
+    return stretches
+
+
+def search(conn: sqlite3.Connection, query: str, *, limit: int = 5, skill: str | None = None) -> list[Hit]:
+    """The best ``limit`` pages for ``query``, best first; [] when no word of it is indexed."""
+    query_words = WORD.findall(query)
+    query_tokens = list(dict.fromkeys(t for w in query_words for t in word_tokens(w)))
+    extra, used_names = _expansion(conn, {t for w in query_words for t in key_tokens(w)})
+    extra = [t for t in extra if t not in query_tokens]
+    scores = _bm25(conn, query_tokens)
+    for n, score in _bm25(conn, extra).items():
+        scores[n] = scores.get(n, 0.0) + EXPANSION_WEIGHT * score
+    top = max(scores.values(), default=0.0)
+    if top > 0:
+        scores = {n: s / top for n, s in scores.items()}
+    for n, bonus in _task_bonus(conn, query_tokens).items():
+        scores[n] = scores.get(n, 0.0) + bonus
+    allowed = _pages_of_skill(conn, skill) if skill else None
+    ranked = sorted(((s, n) for n, s in scores.items() if allowed is None or n in allowed), key=lambda sn: (-sn[0], sn[1]))
+    hits = []
+    for score, n in ranked[:limit]:
+        page_id, path, title, tasks = conn.execute("SELECT id, path, title, tasks FROM pages WHERE n = ?", (n,)).fetchone()
+        wanted = query_tokens + extra
+        marks = ",".join("?" * len(wanted))
+        page_tokens = {t for (t,) in conn.execute(f"SELECT token FROM vocab WHERE n = ? AND token IN ({marks})", (n, *wanted))}
+        matched = _matched_words(query_words, page_tokens)
+        found = [name for name in used_names if name not in matched and (nt := set(_name_tokens(name))) and nt <= page_tokens]
+        matched += found[:MAX_GLOSSARY_SHOWN]
+        hits.append(Hit(page_id, path, title, round(score, 3), tuple(matched), tuple(json.loads(tasks))))
+    return hits
+
+
+def _task_bonus(conn: sqlite3.Connection, query_tokens: list[str]) -> dict[int, float]:
+    """TASK_WEIGHT times the share of a task's wording the question repeats, for the pages
+    of the task that shares most: "decide what runs on host" is the task "Decide what may
+    run on the host" even though BM25 finds host, run and decide on almost every page."""
+    asked = set(query_tokens)
+    best: dict[int, float] = {}
+    paths = dict(conn.execute("SELECT path, n FROM pages"))
+    for wording, refs in conn.execute("SELECT wording, refs FROM tasks"):
+        said = set(tokens(wording))
+        shared = len(said & asked)
+        if not said or shared < min(2, len(said)):
+            continue
+        bonus = TASK_WEIGHT * shared / len(said)
+        for ref in json.loads(refs):
+            n = paths.get(f"kb/{ref}")
+            if n is not None and bonus > best.get(n, 0.0):
+                best[n] = bonus
+    return best
+
+
+def _pages_of_skill(conn: sqlite3.Connection, skill: str) -> set[int]:
+    paths = {f"kb/{ref}" for skills, refs in conn.execute("SELECT skills, refs FROM tasks")
+             if skill in json.loads(skills) for ref in json.loads(refs)}
+    return {n for n, path in conn.execute("SELECT n, path FROM pages") if path in paths}

@@ -1,0 +1,85 @@
+"""Words to index tokens, the same way for a page and for a question.
+
+Chinese is written without spaces, so a run of Han characters becomes its overlapping
+character pairs: 精度对不齐 -> 精度 度对 对不 不齐, and a question that contains any part of
+a phrase finds it, whatever the question's own segmentation (no dictionary, nothing to
+load). An identifier — an error code, an API or file name, anything with a digit, a dot, an
+underscore or an inner capital — stays one whole token (``561103``, ``vf.exp``,
+``torch.npu.synchronize``), so it matches only itself; its pieces are added as words too,
+so that ``exp`` or ``synchronize`` still finds it. English words are lower-cased, stripped
+of a few inflections and of words that carry no topic.
+"""
+
+from __future__ import annotations
+
+import re
+
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+WORD = re.compile(rf"[{_HAN}]+|[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*")
+_HAN_RUN = re.compile(rf"[{_HAN}]+")
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+STOP_WORDS = frozenset(
+    "a an and are as at be been but by can could do does did for from had has have how i if in into is it its "
+    "me my no not of on or our should so than that the their them then there these they this those to too us "
+    "was we were what when where which while who why will with would you your also any each may must only "
+    "get got use used using just".split()
+)
+# Pairs made of question words and particles; they say nothing about the topic.
+STOP_PAIRS = frozenset("怎么 什么 为什么 如何 是否 可以 吗 呢 的 了 一个 哪个 哪些 应该 需要 是不 不是 怎样 么办".split())
+
+
+def stem(word: str) -> str:
+    """A light English stemmer: plural and -ing/-ed endings, enough that 'casts', 'casting'
+    and 'cast' meet. Page and question go through the same function, so it need only be
+    consistent, not linguistically right."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("sses", "ses", "xes", "ches", "shes")):
+        word = word[:-2]
+    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "as")):
+        word = word[:-1]
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ed"):
+        return word[:-2]
+    return word
+
+
+def is_identifier(word: str) -> bool:
+    return any(c.isdigit() or c in "._" for c in word) or any(c.isupper() for c in word[1:])
+
+
+def word_tokens(word: str) -> list[str]:
+    """The index tokens of one word as WORD finds it."""
+    if _HAN_RUN.fullmatch(word):
+        if len(word) == 1:
+            return [] if word in STOP_PAIRS else [word]
+        return [p for p in (word[i:i + 2] for i in range(len(word) - 1)) if p not in STOP_PAIRS]
+    lower = word.lower()
+    if not is_identifier(word):
+        return [] if lower in STOP_WORDS else [stem(lower)]
+    out = [lower]
+    for part in re.split(r"[._]", word):
+        for piece in _CAMEL.findall(part) if part else ():
+            piece = piece.lower()
+            if len(piece) > 1 and not piece.isdigit() and piece not in STOP_WORDS and stem(piece) != lower:
+                out.append(stem(piece))
+    return out
+
+
+def key_tokens(word: str) -> list[str]:
+    """The tokens that stand for the word itself: an identifier's whole token, not its
+    pieces (a glossary entry is named by ``aclnnInplaceCopy``, not by its ``inplace``)."""
+    toks = word_tokens(word)
+    return toks[:1] if is_identifier(word) else toks
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` in order: Han runs and Latin words or identifiers."""
+    return WORD.findall(text)
+
+
+def tokens(text: str) -> list[str]:
+    """Every index token of ``text``, in order, repeats kept (term frequency counts)."""
+    return [t for w in WORD.findall(text) for t in word_tokens(w)]
