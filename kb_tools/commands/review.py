@@ -1,38 +1,105 @@
 NAME = "review"
-HELP = "a design-review walkthrough of one operator: pages, reasons, claims, audit, checklist"
+HELP = "a design-review walkthrough of one operator: pages, reasons, claims, audit, checklist; as a notebook its checks run"
 
 
 def configure(parser):
     parser.add_argument("spec", help="operator spec, e.g. ops/softmax.yaml")
-    parser.add_argument("--usage", metavar="FILE", help="the operator's KB_USAGE.json (default: build/<op>/KB_USAGE.json when present)")
-    parser.add_argument("--root", default=".", metavar="SRC", help="source root the spec's wrapper path is relative to (default: .)")
-    parser.add_argument("--format", choices=("md", "html"), default="md", help="Markdown (default) or standalone HTML")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
+    parser.add_argument("--usage", metavar="FILE", help="the operator's KB_USAGE.json (default: the one in the source "
+                        "root, else build/<op>/KB_USAGE.json, when present)")
+    parser.add_argument("--root", metavar="SRC", help="source root the spec's wrapper and tensors paths are relative to "
+                        "(default: the worked example examples/<op>/ when the KB has one, else .)")
+    parser.add_argument("--format", choices=("md", "html", "notebook"), default="md",
+                        help="Markdown (default), standalone HTML, or a Jupyter notebook whose checks run live")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write here (notebook: FILE.ipynb, or FILE.py for a "
+                        "jupytext percent script; default build/<op>/review.ipynb); md and html default to standard output")
+    parser.add_argument("--execute", action="store_true", help="run the notebook (no error cells; each check prints "
+                        "its verdict); exit 1 unless every check passes")
+
+
+def _source_root(args, kb, spec):
+    from pathlib import Path
+
+    if args.root:
+        return Path(args.root)
+    example = kb.kb_dir.parent / "examples" / spec.op
+    return example if example.is_dir() else Path(".")
+
+
+def _usage_path(args, spec, root):
+    from pathlib import Path
+
+    if args.usage:
+        return Path(args.usage)
+    candidates = (Path(root) / "KB_USAGE.json", Path("build") / spec.op / "KB_USAGE.json")
+    return next((c for c in candidates if c.is_file()), None)
 
 
 def run(args):
+    import os
     from pathlib import Path
 
     from kb_tools.commands._common import emit, knowledge_base
-    from kb_tools.review import render_html, render_review, review_inputs
+    from kb_tools.diagnostics import EXIT_USAGE, fail
     from kb_tools.selection import select
     from kb_tools.specs import load_spec
 
     kb = knowledge_base(args)
     spec = load_spec(args.spec)
-    usage = Path(args.usage) if args.usage else Path("build") / spec.op / "KB_USAGE.json"
+    if args.execute and args.format != "notebook":
+        fail("--execute", None, "RV002", "only a notebook review runs; add --format notebook", EXIT_USAGE)
+    root = _source_root(args, kb, spec)
+    usage = _usage_path(args, spec, root)
     if args.usage and not usage.is_file():
-        from kb_tools.diagnostics import EXIT_USAGE, fail
-
         fail(usage, None, "RV001", "no such KB_USAGE.json", EXIT_USAGE)
-    import os
+    if args.format == "notebook":
+        return _notebook(args, kb, spec, select(kb, spec), root, usage)
+    from kb_tools.review import render_html, render_review, review_inputs
 
     # links to pages resolve from wherever the review is read: the output file's folder, or here
     where = Path(args.output).resolve().parent if args.output else Path.cwd()
     link_base = Path(os.path.relpath(kb.kb_dir.resolve(), where)).as_posix() + "/"
-    inputs = review_inputs(kb, spec, select(kb, spec), usage, Path(args.root), link_base)
+    inputs = review_inputs(kb, spec, select(kb, spec), usage, root, link_base)
     text = render_review(inputs)
     if args.format == "html":
         text = render_html(text, f"Design review: {spec.op}")
     emit(text, args.output)
     return 0
+
+
+def _notebook(args, kb, spec, selection, root, usage) -> int:
+    """Write (and with --execute run) the review notebook; one line says how it went."""
+    import os
+    from pathlib import Path
+
+    from kb_tools.diagnostics import EXIT_FINDINGS, EXIT_USAGE, fail
+    from kb_tools.review_checks import ReviewSession
+    from kb_tools.review_notebook import ReviewPlan, build_notebook, execute_review, write_notebook
+
+    output = Path(args.output or Path("build") / spec.op / "review.ipynb")
+    if output.suffix not in (".ipynb", ".py"):
+        fail(output, None, "RV003", "a notebook review is written to FILE.ipynb or FILE.py", EXIT_USAGE)
+    if args.execute and output.suffix == ".py" and output.with_suffix(".ipynb").is_dir():
+        fail(output.with_suffix(".ipynb"), None, "RV004", "is a folder; the executed review is written there", EXIT_USAGE)
+    where = output.resolve().parent
+    link_base = Path(os.path.relpath(kb.kb_dir.resolve(), where)).as_posix() + "/"
+    plan = ReviewPlan(kb, spec, selection, Path(args.spec), root, usage, kb.kb_dir.parent, link_base)
+    write_notebook(build_notebook(plan, where), output)
+    if not args.execute:
+        problems = ReviewSession.of(kb, spec, selection, root, usage).input_problems()
+        if problems:
+            print(f"kbt review: wrote {output}; its checks will report {len(problems)} missing input(s), first: {problems[0]}")
+            return EXIT_FINDINGS
+        print(f"wrote {output}")
+        return 0
+    run = execute_review(output)
+    if run.error:
+        fail(run.executed, None, "RV010", f"the review did not run to the end: {run.error}", EXIT_USAGE)
+    failed = [v for v in run.verdicts if v[0] != "PASS"]
+    if failed:
+        status, check, why = failed[0]
+        print(f"kbt review: {run.executed}: {len(failed)} of {len(run.verdicts)} checks did not pass; first: "
+              f"[{status}] {check}: {why}")
+        return EXIT_FINDINGS
+    print(f"wrote {run.executed} (executed): all {len(run.verdicts)} checks pass")
+    return 0
+
