@@ -7,6 +7,7 @@ nobody ever sees a traceback for a mistake in a file they wrote.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NoReturn
 
 # Exit statuses shared by every command.
 EXIT_OK = 0
@@ -20,7 +21,7 @@ class Diagnostic:
     line: int | None
     code: str
     message: str
-    severity: str = "error"  # "error" or "warning"
+    severity: str = "error"  # "error", "warning", or "note" (a count or summary; never fails)
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
@@ -46,5 +47,18 @@ class KbErrors(Exception):
         self.exit_code = exit_code
 
 
-def fail(path, line, code, message, exit_code=EXIT_FINDINGS):
+# No one reads past the first screen of a report; a file broken everywhere gets this many.
+MAX_SHOWN = 200
+
+
+def capped(diags: list[Diagnostic], path, code: str, limit: int = MAX_SHOWN) -> list[Diagnostic]:
+    """The first ``limit`` diagnostics and, when there were more, one line counting the rest."""
+    if len(diags) <= limit:
+        return diags
+    rest = len(diags) - limit
+    return diags[:limit] + [Diagnostic(str(path), diags[limit - 1].line, code, f"{rest} more findings not shown; fix these first")]
+
+
+def fail(path, line, code, message, exit_code=EXIT_FINDINGS) -> NoReturn:
+    """Stop the command with one diagnostic."""
     raise KbError(Diagnostic(str(path), line, code, message), exit_code)

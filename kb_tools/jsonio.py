@@ -3,18 +3,26 @@ atomic JSON out (a temporary file renamed into place, so a crash never leaves ha
 
 from __future__ import annotations
 
+import errno
 import json
 import os
-import tempfile
+import secrets
 from json.decoder import JSONArray, JSONObject
+from itertools import accumulate
 from json.scanner import py_make_scanner
 from pathlib import Path
 
 import orjson
 
-from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError
+from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError, fail
 from kb_tools.textfile import read_text
-from kb_tools.yamlio import LineDict, LineList
+from kb_tools.yamlio import MAX_NESTING, LineDict, LineList
+
+
+# A filled KB_USAGE.json of 69 records is 30 KB. The pure-Python scanner that keeps lines
+# reads a megabyte of tiny values in under a second and 70 MB, so 1 MiB (thirty times the
+# largest real file) bounds what a runaway file can cost.
+MAX_JSON_BYTES = 1024 * 1024
 
 
 class _DuplicateKey(Exception):
@@ -23,60 +31,92 @@ class _DuplicateKey(Exception):
         self.key, self.pos = key, pos
 
 
-def _line(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
+class _TooDeep(Exception):
+    def __init__(self, pos):
+        super().__init__(pos)
+        self.pos = pos
+
+
+class _Lines:
+    """Line numbers of offsets in one text, each in time bounded by a block, not the text:
+    counting from the start for every key made a megabyte of keys take half a minute."""
+
+    BLOCK = 4096
+
+    def __init__(self, text: str):
+        self.text = text
+        counts = [text.count("\n", i, i + self.BLOCK) for i in range(0, len(text), self.BLOCK)]
+        self.before = [0, *accumulate(counts)]  # newlines before each block
+
+    def __call__(self, pos: int) -> int:
+        block = pos // self.BLOCK
+        return self.before[block] + self.text.count("\n", block * self.BLOCK, pos) + 1
 
 
 class _LineDecoder(json.JSONDecoder):
     """The pure-Python scanner with object/array hooks that record where each one starts."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, line_of: _Lines):
         super().__init__()
-        self._text = text
+        depth = 0
 
-        def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo=None):
+        def nested(parse, s_and_end, *args):
+            nonlocal depth
+            if depth >= MAX_NESTING:
+                raise _TooDeep(s_and_end[1] - 1)
+            depth += 1
+            try:
+                return parse(s_and_end, *args)
+            finally:
+                depth -= 1
+
+        def object_with_lines(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo=None):
             start = s_and_end[1] - 1
             pairs, end = JSONObject(s_and_end, strict, scan_once, None, lambda p: p, memo)
             result = LineDict()
-            result.line = _line(text, start)
-            cursor = start
+            result.line = line_of(start)
+            cursor, searching = start, True
             for key, value in pairs:
-                key_pos = text.find(json.dumps(key), cursor)
-                if key_pos < 0:  # key spelled with escapes; fall back to the object's line
-                    key_pos = cursor
+                # the key as written, searched only inside this object; after one miss (a key
+                # spelled with escapes) the rest take the object's line, so a hostile file of
+                # escaped keys cannot make every search run to the end
+                key_pos = text.find(json.dumps(key, ensure_ascii=False), cursor, end) if searching else -1
+                if key_pos < 0:
+                    key_pos, searching = start, False
                 cursor = max(cursor, key_pos + 1)
                 if key in result:
                     raise _DuplicateKey(key, key_pos)
                 result[key] = value
-                result.lines[key] = _line(text, key_pos)
+                result.lines[key] = line_of(key_pos)
             return result, end
 
-        def parse_array(s_and_end, scan_once):
+        def array_with_lines(s_and_end, scan_once):
             start = s_and_end[1] - 1
             values, end = JSONArray(s_and_end, scan_once)
             result = LineList(values)
-            result.line = _line(text, start)
+            result.line = line_of(start)
             result.lines = [getattr(v, "line", result.line) for v in values]
             return result, end
 
-        self.parse_object = parse_object
-        self.parse_array = parse_array
+        self.parse_object = lambda *args: nested(object_with_lines, *args)
+        self.parse_array = lambda *args: nested(array_with_lines, *args)
         self.scan_once = py_make_scanner(self)
 
 
 def load_json(path: Path, *, code_prefix: str = "JS"):
     """Load a JSON file strictly. Unreadable or malformed input raises KbError (exit 2)."""
-    text = read_text(path, code_prefix=code_prefix)
+    text = read_text(path, code_prefix=code_prefix, limit=MAX_JSON_BYTES)
     if not text.strip():
         raise KbError(Diagnostic(str(path), None, f"{code_prefix}010", "empty file, expected a JSON object"), EXIT_USAGE)
+    line_of = _Lines(text)
     try:
-        return _LineDecoder(text).decode(text)
+        return _LineDecoder(text, line_of).decode(text)
     except _DuplicateKey as dup:
-        raise KbError(Diagnostic(str(path), _line(text, dup.pos), f"{code_prefix}011", f"duplicate JSON key {dup.key!r}"), EXIT_USAGE) from None
+        raise KbError(Diagnostic(str(path), line_of(dup.pos), f"{code_prefix}011", f"duplicate JSON key {dup.key!r}"), EXIT_USAGE) from None
+    except _TooDeep as deep:
+        raise KbError(Diagnostic(str(path), line_of(deep.pos), f"{code_prefix}013", f"JSON nested more than {MAX_NESTING} levels deep"), EXIT_USAGE) from None
     except json.JSONDecodeError as exc:
         raise KbError(Diagnostic(str(path), exc.lineno, f"{code_prefix}012", f"invalid JSON: {exc.msg} (column {exc.colno})"), EXIT_USAGE) from None
-    except RecursionError:
-        raise KbError(Diagnostic(str(path), None, f"{code_prefix}013", "JSON nested too deeply"), EXIT_USAGE) from None
 
 
 def dumps(data) -> str:
@@ -93,15 +133,50 @@ def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same directory and a rename,
     so a reader (or a crash) never sees half a file. No fsync: the guarantee wanted is
     atomic replacement, not durability across power loss, and fsync per file cost more than
-    the selection itself on a large catalog."""
+    the selection itself on a large catalog.
+
+    The temporary file is created with mode 0666 and the umask applied by the kernel, as a
+    plain ``open`` would (``mkstemp``'s 0600 survived the rename: nobody else could read the
+    file). A path that cannot be written (a file where a folder is needed, a folder where the
+    file goes, no permission) is one line, exit 2, and nothing there is touched."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        fail(_first_non_folder(path.parent), None, "IO010", "exists and is not a directory; a folder is needed here", EXIT_USAGE)
+    except OSError as exc:
+        fail(path.parent, None, "IO010", f"cannot create the folder: {exc.strerror or exc}", EXIT_USAGE)
+    if path.is_dir():
+        fail(path, None, "IO011", "is a directory; a file is written here", EXIT_USAGE)
+    try:
+        fd, tmp = _create_temporary(path)
+    except OSError as exc:
+        fail(path, None, "IO012", f"cannot write: {exc.strerror or exc}", EXIT_USAGE)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            fail(path, None, "IO012", f"cannot write: {exc.strerror or exc}", EXIT_USAGE)
         raise
 
+
+def _create_temporary(path: Path) -> tuple[int, str]:
+    """A new file beside ``path`` opened for writing, mode 0666 less the umask."""
+    for _ in range(100):
+        tmp = str(path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", str(path.parent))
+
+
+def _first_non_folder(folder: Path) -> Path:
+    """The component of ``folder`` that exists but is not a directory (what the user must move)."""
+    for candidate in (*reversed(folder.parents), folder):
+        if candidate.exists() and not candidate.is_dir():
+            return candidate
+    return folder

@@ -6,7 +6,9 @@ topology-map.json drifts from the pages); ``load_kb`` is the only way tools read
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -213,11 +215,24 @@ def page_files(kb_dir: Path) -> list[Path]:
     return sorted(p for sub in V.PAGE_KINDS.values() for p in (kb_dir / sub).glob("*.md") if p.name != "README.md")
 
 
+def _looping_folders(kb_dir: Path) -> list[Diagnostic]:
+    """Page folders that are symbolic link loops: glob finds nothing in them, silently."""
+    looping = []
+    for sub in V.PAGE_KINDS.values():
+        folder = kb_dir / sub
+        try:
+            folder.stat()
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                looping.append(Diagnostic(shown_path(folder), None, "PG007", "symbolic link loop: no page in it can be read"))
+    return looping
+
+
 def load_kb(root: Path) -> KnowledgeBase:
     """Load every page under ``root/kb``; a page that fails is reported, not fatal."""
     root = Path(root)
     kb_dir = root / "kb"
-    pages, diags, unloadable = {}, [], []
+    pages, diags, unloadable = {}, _looping_folders(kb_dir), []
     for path in page_files(kb_dir):
         shown = shown_path(path)
         try:
@@ -235,9 +250,15 @@ def load_kb(root: Path) -> KnowledgeBase:
 
 
 def shown_path(path: Path) -> str:
-    """A path as the user would type it: relative to the current directory when possible."""
+    """A path as the user would type it: relative to the current directory when possible.
+
+    A page that is a symbolic link loop cannot be resolved and is named as it was found."""
     try:
-        return Path(path).resolve().relative_to(Path.cwd().resolve()).as_posix()
+        absolute = Path(path).resolve()
+    except (RuntimeError, OSError):  # RuntimeError: Python 3.11's word for a link loop
+        absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
         return str(path)
 

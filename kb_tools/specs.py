@@ -6,7 +6,7 @@ widening, the target); nothing in it names a rule, so routing never keys off an 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from kb_tools import vocabulary as V
@@ -68,6 +68,7 @@ class OpSpec:
     description: str
     path: Path
     tensors: str | None = None  # folder of saved legs per dtype (<dtype>/{dut,golden,third_party}), under the source root
+    dtype_lines: dict = field(default_factory=dict, compare=False, repr=False)  # dtype -> its line in the spec
 
     @property
     def dtypes(self) -> tuple[str, ...]:
@@ -77,6 +78,14 @@ class OpSpec:
         """Registered dtypes with no declared criterion (seed 000 §7: they would fall to
         TTK's default mix_tolerance instead of the operator's own standard)."""
         return [d for d in self.dtypes if d not in self.criteria]
+
+    def criterion_warnings(self) -> list[Diagnostic]:
+        """One warning per uncovered dtype, at its line in ``properties.dtypes``."""
+        return [Diagnostic(str(self.path), self.dtype_lines.get(d), "SP030",
+                           f"dtype {d} has no entry in criteria: its comparison would fall to TTK's default "
+                           f"mix_tolerance instead of this operator's standard (seed 000 §7); add `{d}: <criterion>`",
+                           "warning")
+                for d in self.uncovered_dtypes()]
 
     def facts(self) -> dict[str, str]:
         """Every routing fact that holds, each with the evidence a reviewer can read."""
@@ -141,6 +150,7 @@ def load_spec(path: Path) -> OpSpec:
         description=" ".join(str(data.get("description", "")).split()),
         path=path,
         tensors=data.get("tensors"),
+        dtype_lines={dtype: data["properties"]["dtypes"].line_of(i) for i, dtype in enumerate(props["dtypes"])},
     )
 
 

@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kb_tools import CONTRACT_VERSION, schemas
-from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError
+from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError, KbErrors, capped
 from kb_tools.jsonio import dumps, load_json, write_atomic
 from kb_tools.pages import KnowledgeBase
 from kb_tools.schema_check import schema_diagnostics
 from kb_tools.selection import SELECTION_FILENAME, Selection
+from kb_tools.textfile import MAX_TEXT_BYTES
 
 USAGE_FILENAME = "KB_USAGE.json"
 
@@ -115,20 +116,22 @@ def _symbol_occurs(text: str, symbol: str) -> bool:
 
 def check_usage(usage_path: Path, kb: KnowledgeBase, source_root: Path) -> list[Diagnostic]:
     """Every contract violation in a filled KB_USAGE.json, judged against the
-    KB_SELECTION.json beside it and the current pages. Unreadable input raises KbError."""
+    KB_SELECTION.json beside it and the current pages. Unreadable input raises KbError;
+    without a selection the file's own contract errors are raised with the missing one."""
     usage_path = Path(usage_path)
     shown = str(usage_path)
     doc = load_json(usage_path, code_prefix="US")
-    selection_path = usage_path.parent / SELECTION_FILENAME
-    if not selection_path.exists():
-        raise KbError(Diagnostic(str(selection_path), None, "US001", "no KB_SELECTION.json beside the usage file; run kbt select first"), EXIT_USAGE)
-    sel = load_json(selection_path, code_prefix="SE")
-    diags = schema_diagnostics(sel, schemas.load("kb_selection"), selection_path, "SE020")
-    if diags:
-        return diags
     if not isinstance(doc, dict):
         return [Diagnostic(shown, 1, "US020", "KB_USAGE.json must be a JSON object")]
-    diags = [_verified_message(d) for d in schema_diagnostics(doc, schemas.load("kb_usage"), shown, "US030")]
+    diags = own_contract(doc, shown)
+    selection_path = usage_path.parent / SELECTION_FILENAME
+    if not selection_path.exists():
+        missing = Diagnostic(str(selection_path), None, "US001", "no KB_SELECTION.json beside the usage file; run kbt select first")
+        raise KbErrors([missing, *diags], EXIT_USAGE)
+    sel = load_json(selection_path, code_prefix="SE")
+    sel_diags = schema_diagnostics(sel, schemas.load("kb_selection"), selection_path, "SE020")
+    if sel_diags:
+        return sel_diags + diags
     for key in ("op", "class_id", "schema_version"):
         if key in doc and doc[key] != sel.get(key):
             diags.append(Diagnostic(shown, doc.line_of(key), "US031", f"{key} {doc[key]!r} differs from the selection's {sel.get(key)!r}"))
@@ -139,12 +142,9 @@ def check_usage(usage_path: Path, kb: KnowledgeBase, source_root: Path) -> list[
             diags.append(Diagnostic(str(selection_path), ref.line, "US040", f"selected page {ref['path']} no longer exists in the KB"))
         elif page.sha256 != ref["sha256"]:
             diags.append(Diagnostic(str(selection_path), ref.line, "US041", f"stale selection: {ref['path']} changed since it was selected; re-run kbt select and kbt usage"))
-    records = doc.get("invariants") if isinstance(doc.get("invariants"), list) else []
+    sources = _SourceTexts(source_root)
     covered = set()
-    for i, record in enumerate(records):
-        if not isinstance(record, dict):
-            continue
-        line = record.line
+    for record in _records(doc):
         reference = record.get("reference")
         if reference not in selected:
             diags.append(Diagnostic(shown, record.line_of("reference"), "US042", f"reference {reference!r} is not in KB_SELECTION.json"))
@@ -152,8 +152,7 @@ def check_usage(usage_path: Path, kb: KnowledgeBase, source_root: Path) -> list[
         covered.add(reference)
         impl = record.get("implementation") if isinstance(record.get("implementation"), dict) else {}
         status = impl.get("status")
-        if status is None:
-            diags.append(Diagnostic(shown, line, "US043", f"{reference}: implementation.status is not filled in"))
+        if status is None:  # reported once, by own_contract
             continue
         page = kb.by_path(reference)
         inv = next((x for x in page.invariants if x.id == record.get("invariant_id")), None) if page else None
@@ -161,24 +160,72 @@ def check_usage(usage_path: Path, kb: KnowledgeBase, source_root: Path) -> list[
             diags.append(Diagnostic(shown, impl.line_of("status"), "US044",
                                     f"{reference} {inv.id}: a static invariant cannot be {status}; the verifier enforces {inv.rule} whatever the justification says"))
         if status in ("implemented", "deviated") and isinstance(impl.get("file"), str) and isinstance(impl.get("symbol"), str):
-            target = (source_root / impl["file"]).resolve()
-            if not target.is_file():
-                diags.append(Diagnostic(shown, impl.line_of("file"), "US045", f"implementation.file {impl['file']!r} does not exist under {source_root}"))
-            else:
-                try:
-                    text = target.read_text("utf-8", errors="replace")
-                except OSError as exc:
-                    diags.append(Diagnostic(shown, impl.line_of("file"), "US045", f"implementation.file {impl['file']!r} cannot be read: {exc.strerror}"))
-                else:
-                    if not _symbol_occurs(text, impl["symbol"]):
-                        diags.append(Diagnostic(shown, impl.line_of("symbol"), "US046", f"symbol {impl['symbol']!r} does not occur in {impl['file']}"))
+            diags.extend(sources.check(impl, shown))
     for path in selected:
         if path not in covered:
             diags.append(Diagnostic(shown, doc.line_of("invariants"), "US047", f"selected reference {path} has no invariant record"))
     for record in doc.get("stale", []) if isinstance(doc.get("stale"), list) else []:
         if isinstance(record, dict):
             diags.append(Diagnostic(shown, record.line, "US050", f"stale record kept for you to resolve: {record.get('reference')} {record.get('invariant_id') or ''} ({record.get('stale_reason', 'stale')})".replace("  ", " "), "warning"))
-    return sorted(set(diags))
+    return capped(sorted(set(diags)), shown, "US060")
+
+
+def _records(doc: dict) -> list:
+    records = doc.get("invariants") if isinstance(doc.get("invariants"), list) else []
+    return [record for record in records if isinstance(record, dict)]
+
+
+def own_contract(doc: dict, shown: str) -> list[Diagnostic]:
+    """What the usage file breaks on its own, with no selection to compare: the schema
+    (``verified``, a missing justification, wrong types) and one line per unfilled record,
+    then a note counting them ("69 of 69 records unfilled")."""
+    diags = [_verified_message(d) for d in schema_diagnostics(doc, schemas.load("kb_usage"), shown, "US030", skip=_is_unfilled_status)]
+    records = _records(doc)
+    unfilled = [r for r in records if isinstance(r.get("implementation"), dict)
+                and "status" in r["implementation"] and r["implementation"]["status"] is None]
+    for record in unfilled:
+        diags.append(Diagnostic(shown, record["implementation"].line_of("status"), "US043",
+                                f"{record.get('reference')} {record.get('invariant_id') or ''}: implementation.status is not filled in".replace(" :", ":")))
+    if unfilled:
+        diags.append(Diagnostic(shown, doc.line_of("invariants"), "US048",
+                                f"{len(unfilled)} of {len(records)} records unfilled: set implementation.status "
+                                "(implemented, deviated or not_applicable) and its file and symbol", "note"))
+    return diags
+
+
+def _is_unfilled_status(error) -> bool:
+    """The schema's complaint about a null status; US043 says it once per record instead."""
+    return error.instance is None and list(error.absolute_path)[-2:] == ["implementation", "status"]
+
+
+class _SourceTexts:
+    """The implementation files a usage file names, each read once (bounded) however many
+    records name it."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.texts: dict[str, str | Diagnostic] = {}
+
+    def check(self, impl: dict, shown: str) -> list[Diagnostic]:
+        name, symbol = impl["file"], impl["symbol"]
+        if name not in self.texts:
+            self.texts[name] = self._read(name)
+        text = self.texts[name]
+        if isinstance(text, Diagnostic):
+            return [Diagnostic(shown, impl.line_of("file"), "US045", f"implementation.file {name!r} {text.message}")]
+        if not _symbol_occurs(text, symbol):
+            return [Diagnostic(shown, impl.line_of("symbol"), "US046", f"symbol {symbol!r} does not occur in {name}")]
+        return []
+
+    def _read(self, name: str) -> str | Diagnostic:
+        target = self.root / name
+        if not target.is_file():
+            return Diagnostic(name, None, "US045", f"does not exist under {self.root}")
+        try:
+            with target.open("rb") as handle:
+                return handle.read(MAX_TEXT_BYTES).decode("utf-8", errors="replace")
+        except OSError as exc:
+            return Diagnostic(name, None, "US045", f"cannot be read: {exc.strerror}")
 
 
 def _verified_message(d: Diagnostic) -> Diagnostic:

@@ -1,28 +1,40 @@
-"""YAML with the line of every key kept, and duplicate keys refused.
+"""YAML with the line of every key kept, and duplicate keys, aliases and deep nesting refused.
 
 PyYAML silently keeps the last of two equal keys and forgets where a value came from;
 a front-matter or spec error must name its line, so mappings load as ``LineDict``.
+
+Aliases (``*name``) are refused outright, not bounded: no page, spec or sources file uses
+one, and nine nested aliases turn 400 bytes into billions of values once anything walks,
+validates or prints them ("billion laughs"). A bound on aliases would still let a few of
+them multiply; refusing them costs a KB author nothing but spelling a value out twice.
 """
 
 from __future__ import annotations
 
 import yaml
 
-from kb_tools.diagnostics import fail
+from kb_tools.diagnostics import EXIT_USAGE, fail
 
 try:  # the C parser when libyaml is present; the constructor stays in Python either way
     _BaseLoader = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
     _BaseLoader = yaml.SafeLoader
 
+# The largest real YAML is a 10 KB page; 256 KiB parses in well under a second even on a
+# loaded machine, so a runaway or hostile file is refused before it costs anything.
+MAX_YAML_BYTES = 256 * 1024
+# Real files nest four or five levels; Python's recursion limit would fail near 300.
+MAX_NESTING = 32
+
 
 class LineDict(dict):
     """A dict that remembers the 1-based line of each key (``.lines``) and of itself."""
 
-    line: int = 1
+    __slots__ = ("line", "lines")  # no per-instance __dict__: a big file holds many of these
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.line = 1
         self.lines: dict = {}
 
     def line_of(self, key) -> int:
@@ -32,10 +44,11 @@ class LineDict(dict):
 class LineList(list):
     """A list that remembers the line of each item."""
 
-    line: int = 1
+    __slots__ = ("line", "lines")
 
     def __init__(self, *args):
         super().__init__(*args)
+        self.line = 1
         self.lines: list[int] = []
 
     def line_of(self, index: int) -> int:
@@ -48,8 +61,29 @@ class _DuplicateKey(Exception):
         self.key, self.line = key, line
 
 
+class _Alias(Exception):
+    """A node reached a second time: the composer hands an alias back as its anchor's node."""
+
+
+class _TooDeep(Exception):
+    def __init__(self, line):
+        super().__init__(line)
+        self.line = line
+
+
 class _Loader(_BaseLoader):
-    pass
+    depth = 0
+
+    def construct_object(self, node, deep=False):
+        if node in self.constructed_objects or node in self.recursive_objects:
+            raise _Alias()
+        if self.depth >= MAX_NESTING:
+            raise _TooDeep(node.start_mark.line + 1)
+        self.depth += 1
+        try:
+            return super().construct_object(node, deep=deep)
+        finally:
+            self.depth -= 1
 
 
 def _construct_mapping(loader, node):
@@ -82,10 +116,19 @@ def load_yaml(text: str, path, *, line_offset: int = 0, code: str = "YA001"):
 
     ``line_offset`` is added to every line: front matter starts after the ``---`` line.
     """
+    size = len(text.encode("utf-8"))
+    if size > MAX_YAML_BYTES:
+        fail(path, None, code, f"YAML is {size} bytes, over the {MAX_YAML_BYTES}-byte limit for a KB file", EXIT_USAGE)
     try:
         data = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
     except _DuplicateKey as dup:
         fail(path, dup.line + line_offset, code, f"duplicate key {dup.key!r}")
+    except _Alias:
+        line = _first_alias_line(text)
+        fail(path, line + line_offset if line else None, code,
+             "YAML alias refused: spell the value out (aliases can expand a small file into gigabytes)")
+    except _TooDeep as deep:
+        fail(path, deep.line + line_offset, code, f"YAML nested more than {MAX_NESTING} levels deep")
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = (mark.line + 1 + line_offset) if mark else None
@@ -96,6 +139,15 @@ def load_yaml(text: str, path, *, line_offset: int = 0, code: str = "YA001"):
     if line_offset:
         _shift_lines(data, line_offset)
     return data
+
+
+def _first_alias_line(text: str) -> int | None:
+    """The line of the first ``*alias``; only called once an alias has been found, so the
+    second pass over the events costs nothing on good input."""
+    for event in yaml.parse(text, Loader=_BaseLoader):
+        if isinstance(event, yaml.AliasEvent):
+            return event.start_mark.line + 1
+    return None
 
 
 def _shift_lines(node, offset: int) -> None:

@@ -23,6 +23,12 @@ def page_with(old, new):
     return edited(PAGE, old, new)
 
 
+def page_line(prefix, new):
+    """The page with its line starting ``prefix`` replaced (for lines whose tail KB edits change)."""
+    line = next(line for line in PAGE.splitlines() if line.startswith(prefix))
+    return edited(PAGE, line, new)
+
+
 def spec_with(old, new):
     return edited(SPEC, old, new)
 
@@ -33,7 +39,7 @@ PAGES = [
     ("page-yaml-syntax", page_with("kind: pattern", "kind: [pattern"), "PG003"),
     ("page-no-front-matter", "# just a title\n", "PG001"),
     ("page-unclosed-front-matter", "---\nid: bad-page\n", "PG002"),
-    ("page-wrong-type", page_with("related: [wrapper-boundary]", "related: wrapper-boundary"), "PG010"),
+    ("page-wrong-type", page_line("related: [", "related: wrapper-boundary"), "PG010"),
     ("page-title-number", page_with("area: memory", "area: 3"), "PG010"),
     ("page-id-not-stem", page_with("id: bad-page", "id: other-page"), "PG011"),
     ("page-unknown-key", page_with("area: memory", "area: memory\nowner: me"), "PG010"),

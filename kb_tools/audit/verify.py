@@ -26,8 +26,7 @@ def verify(out_dir: Path, kb: KnowledgeBase, source_root: Path) -> tuple[list[Di
     wrapper = sel.get("wrapper") if isinstance(sel, dict) else None
     if not wrapper:
         diags.append(Diagnostic(str(selection_path), sel.line_of("op") if hasattr(sel, "line_of") else None, "VF001",
-                                "the operator spec names no wrapper file (add `wrapper:` to ops/<op>.yaml); "
-                                "the static wrapper-boundary invariants were not audited"))
+                                _no_wrapper_message(sel.get("op") if isinstance(sel, dict) else None, out_dir)))
         return sorted(set(diags)), None
     wrapper_path = Path(source_root) / wrapper
     if not wrapper_path.is_file():
@@ -59,3 +58,11 @@ def verify(out_dir: Path, kb: KnowledgeBase, source_root: Path) -> tuple[list[Di
                                 f"at {first.path}:{first.line}:{first.col}" + (f" (and {more} more)" if more else "")
                                 + "; no status or justification can waive a static invariant"))
     return sorted(set(diags)), str(wrapper_path)
+
+
+def _no_wrapper_message(op, out_dir) -> str:
+    """verify reads the selection, not the spec: an added `wrapper:` counts once re-selected."""
+    spec = f"ops/{op}.yaml" if isinstance(op, str) else "ops/<op>.yaml"
+    return (f"the selection names no wrapper file: add `wrapper:` to {spec}, then re-run `kbt usage {spec} -o {out_dir}` "
+            "(verify reads the wrapper from KB_SELECTION.json, which a spec edit does not change); "
+            "the static wrapper-boundary invariants were not audited")

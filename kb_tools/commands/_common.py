@@ -18,10 +18,16 @@ def knowledge_base(args, *, strict: bool = True) -> KnowledgeBase:
 
 
 def report(diags: list[Diagnostic]) -> int:
-    """Print diagnostics; exit 1 when any is an error."""
-    for d in diags:
+    """Print diagnostics, notes (summaries) last; exit 1 when any is an error."""
+    for d in sorted(diags, key=lambda d: d.severity == "note"):
         print(d, file=sys.stderr if d.severity == "error" else sys.stdout)
     return EXIT_FINDINGS if any(d.severity == "error" for d in diags) else 0
+
+
+def warn_uncovered(spec) -> None:
+    """A dtype with no criterion is legal but almost always an oversight: say so, with its line."""
+    for d in spec.criterion_warnings():
+        print(d, file=sys.stderr)
 
 
 def emit(text: str, output: str | None) -> None:

@@ -18,7 +18,7 @@ def run(args):
     for usage in args.usage:
         diags = check_usage(Path(usage), kb, Path(args.root))
         status = report(diags)
-        errors = sum(d.severity == "error" for d in diags)
-        print(f"kbt check-usage: {usage}: {'FAIL' if status else 'PASS'} ({errors} errors, {len(diags) - errors} warnings)")
+        errors, warnings = (sum(d.severity == kind for d in diags) for kind in ("error", "warning"))
+        print(f"kbt check-usage: {usage}: {'FAIL' if status else 'PASS'} ({errors} errors, {warnings} warnings)")
         worst = max(worst, status)
     return worst

@@ -17,11 +17,12 @@ def out_dir(args, spec):
 
 
 def run(args):
-    from kb_tools.commands._common import knowledge_base
+    from kb_tools.commands._common import knowledge_base, warn_uncovered
     from kb_tools.selection import select, write_selection
     from kb_tools.specs import load_spec
 
     spec = load_spec(args.spec)
+    warn_uncovered(spec)
     selection = select(knowledge_base(args), spec)
     path = write_selection(selection, out_dir(args, spec))
     print(f"wrote {path}: {len(selection.constraints)} required constraints, {len(selection.patterns)} patterns, "

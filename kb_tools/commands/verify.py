@@ -16,7 +16,7 @@ def run(args):
     kb = knowledge_base(args)
     diags, audited = verify(Path(args.dir), kb, Path(args.root))
     status = report(diags)
-    errors = sum(d.severity == "error" for d in diags)
-    print(f"kbt verify: {args.dir}: {'FAIL' if status else 'PASS'} ({errors} errors, {len(diags) - errors} warnings; "
+    errors, warnings = (sum(d.severity == kind for d in diags) for kind in ("error", "warning"))
+    print(f"kbt verify: {args.dir}: {'FAIL' if status else 'PASS'} ({errors} errors, {warnings} warnings; "
           f"audited {audited or 'no wrapper'})")
     return status
