@@ -19,8 +19,8 @@ def test_route_by_wording_and_by_id_agree(kbt):
     assert "kb/constraints/wrapper-boundary.md" in by_id.out
 
 
-def test_route_unknown_task_names_the_nearest(kbt):
-    result = kbt("route", "decide what runs on host")
+def test_route_question_matching_no_page_names_the_nearest_tasks(kbt):
+    result = kbt("route", "dcide-hots-wrk")  # free text is searched (tests/test_route_search.py); this finds nothing
     assert result.code == 1
     assert "nearest" in result.err and "decide-host-work" in result.err
 
