@@ -6,7 +6,10 @@ property key is called (the public pypto-gym KB keeps the same list in topology-
 
 from __future__ import annotations
 
-TOPOLOGIES = (
+# The public KB's topologies, all of them and in its order (hicann/pypto-gym,
+# cannbot-skills/ops/pypto-pro-op-kb/topology-map.json at 5fa9de1c): a spec written for it is
+# accepted here unchanged. Ours only add to the list, never narrow it.
+PUBLIC_TOPOLOGIES = (
     "elementwise",
     "row-reduction",
     "scan",
@@ -15,6 +18,10 @@ TOPOLOGIES = (
     "quantized-matmul",
     "multi-phase-fusion",
     "long-axis",
+    "paired-lane-rotation",
+    "row-wise-dynamic-quant",
+)
+TOPOLOGIES = PUBLIC_TOPOLOGIES + (
     "random",
     "data-movement",
     "foreach",
