@@ -63,9 +63,9 @@ def _declared_kind(name: str, annotation, default) -> str:
 
 def tensor_evidence(fn, launchers: set[str], aliases: dict[str, str]) -> set[str]:
     """Names the function itself uses as tensors: metadata or a tensor-only method read
-    from them, a torch function called on them, or (parameters without a default) passed
-    to a kernel launch."""
-    names = set()
+    from them, a torch function called on them, or (parameters without a default that are
+    never used as Python numbers) passed to a kernel launch."""
+    names, launched = set(), set()
     no_default = _params_without_default(fn)
     for node in ast.walk(fn):
         if isinstance(node, ast.Attribute) and node.attr in tb.META_ATTRS and isinstance(node.value, ast.Name):
@@ -74,16 +74,65 @@ def tensor_evidence(fn, launchers: set[str], aliases: dict[str, str]) -> set[str
             func = node.func
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in tb.TENSOR_ONLY_METHODS:
                 names.add(func.value.id)
-            elif (qualname(func, aliases) or "").startswith("torch.") and node.args:
-                q = qualname(func, aliases)[len("torch."):]
-                if q not in tb.TORCH_CONSTRUCTORS:
+            elif torch_name(qualname(func, aliases)) and node.args:
+                if torch_name(qualname(func, aliases)) not in tb.TORCH_CONSTRUCTORS:
                     first = node.args[0]
                     elts = first.elts if isinstance(first, (ast.List, ast.Tuple)) else [first]
                     names.update(e.id for e in elts if isinstance(e, ast.Name))
             elif launch_target(node, launchers):
                 args = list(node.args) + [kw.value for kw in node.keywords]
-                names.update(a.id for a in args if isinstance(a, ast.Name) and a.id in no_default)
-    return names
+                launched.update(a.id for a in args if isinstance(a, ast.Name) and a.id in no_default)
+    return names | (launched - python_number_uses(fn))
+
+
+def torch_name(q: str | None) -> str | None:
+    """``torch.npu.synchronize`` -> ``npu.synchronize``; torch_npu counts as torch."""
+    for prefix in ("torch.", "torch_npu."):
+        if q and q.startswith(prefix):
+            return q[len(prefix):]
+    return None
+
+
+def _scalar_operand(node, scalars: set[str]) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id in scalars
+    return not isinstance(node, (ast.Subscript, ast.Attribute, ast.Call)) or _reads_metadata(node)
+
+
+def _reads_metadata(node) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr in tb.META_ATTRS
+               or isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in tb.META_METHODS
+               or isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" for n in ast.walk(node))
+
+
+def python_number_uses(fn) -> set[str]:
+    """Names used the way only Python numbers and flags are: in arithmetic or comparisons
+    with constants or metadata (``n // ratio``, ``ratio == 4``), as a bare condition
+    (``if rotate``), or with an int-only method (``chunk_size.bit_length()``)."""
+    scalars = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and _reads_metadata(node.value):
+            for target in node.targets:
+                scalars.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    found = set()
+    for node in ast.walk(fn):
+        pairs = []
+        if isinstance(node, ast.BinOp):
+            pairs = [(node.left, node.right), (node.right, node.left)]
+        elif isinstance(node, ast.Compare) and not all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+            operands = [node.left, *node.comparators]
+            pairs = [(a, b) for a in operands for b in operands if a is not b]
+        elif isinstance(node, (ast.If, ast.While, ast.IfExp)):
+            tests = node.test.values if isinstance(node.test, ast.BoolOp) else [node.test]
+            found.update(t.operand.id if isinstance(t, ast.UnaryOp) else t.id for t in tests
+                         if isinstance(t, ast.Name) or isinstance(t, ast.UnaryOp) and isinstance(t.operand, ast.Name))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in tb.INT_METHODS \
+                and isinstance(node.func.value, ast.Name):
+            found.add(node.func.value.id)
+        for name, other in pairs:
+            if isinstance(name, ast.Name) and _scalar_operand(other, scalars):
+                found.add(name.id)
+    return found
 
 
 def _params_without_default(fn) -> set[str]:
@@ -417,8 +466,7 @@ class WrapperAudit:
         return self.env.get(e.id, K if e.id in self.module.launchers else U)
 
     def e_Attribute(self, e):
-        q = qualname(e, self.aliases)
-        if q is not None and q.startswith("torch."):
+        if torch_name(qualname(e, self.aliases)) is not None:
             return P  # torch.float16, torch.Tensor, torch.contiguous_format: constants
         base = flat(self.expr(e.value))
         if e.attr in tb.META_ATTRS:
@@ -557,8 +605,8 @@ class WrapperAudit:
             self.args(e)
             return self.launch(e)
         q = qualname(func, self.aliases)
-        if q is not None and q.startswith("torch."):
-            return self.torch_call(e, q)
+        if torch_name(q) is not None:
+            return self.torch_call(e, torch_name(q))
         if q is not None and q.split(".")[0] in tb.PYTHON_VALUE_MODULES:
             self.args(e)
             return P
@@ -626,8 +674,7 @@ class WrapperAudit:
         self.env, self.aliases, self.loop_depth = saved
         return join(*ends) if ends else U
 
-    def torch_call(self, e, q: str):
-        name = q[len("torch."):]
+    def torch_call(self, e, name: str):
         pos = _method_pos(e.func) if isinstance(e.func, ast.Attribute) else (e.lineno, e.col_offset)
         if name.startswith("Tensor."):  # torch.Tensor.to(x, ...) is x.to(...)
             kinds = self.args(e)
@@ -657,7 +704,7 @@ class WrapperAudit:
         attr = func.attr
         if attr in tb.SYNC_METHODS:
             receiver = func.value
-            if isinstance(receiver, ast.Call) and (qualname(receiver.func, self.aliases) or "").startswith("torch."):
+            if isinstance(receiver, ast.Call) and torch_name(qualname(receiver.func, self.aliases)):
                 self.args(receiver)  # torch.cuda.current_stream().synchronize(): one finding
             else:
                 self.expr(receiver)

@@ -21,6 +21,9 @@ TENSOR_ONLY_METHODS = META_METHODS | frozenset({
     "clone", "narrow", "unbind", "tolist", "item", "softmax", "masked_select", "nonzero",
 })
 
+# Methods only Python numbers have: evidence that a name is not a tensor.
+INT_METHODS = frozenset({"bit_length", "bit_count", "is_integer", "as_integer_ratio"})
+
 CAST_METHODS = frozenset({"to", "float", "half", "double", "bfloat16", "int", "long", "short", "char", "byte",
                           "bool", "type", "type_as", "cfloat", "cdouble", "cuda", "npu"})
 LAYOUT_METHODS = frozenset({"contiguous", "permute", "movedim", "moveaxis", "transpose", "swapaxes", "swapdims",
