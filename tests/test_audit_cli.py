@@ -67,6 +67,54 @@ def test_sarif_format(kbt, tmp_path):
     assert "suppressed: " in r.err
 
 
+SHARED_HELPER = """import torch
+import pypto_pro.language as pl
+
+
+@pl.jit
+def k(x, y):
+    pass
+
+
+def _prep(t):
+    return t.float()
+
+
+def a_wrapper(x):
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    k(_prep(x), y)
+    return y
+
+
+def b_wrapper(x):
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    k(_prep(x), y)
+    return y
+"""
+
+
+def test_sarif_relative_uris_fingerprints_and_one_result_per_helper_line(kbt, tmp_path, monkeypatch):
+    (tmp_path / "ops").mkdir()
+    (tmp_path / "ops" / "shared.py").write_text(SHARED_HELPER)
+    monkeypatch.chdir(tmp_path)
+    run = json.loads(kbt("audit", "./ops/../ops/shared.py", "--format", "sarif").out)["runs"][0]
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == tmp_path.resolve().as_uri() + "/"
+    (result,) = run["results"]
+    artifact = result["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert artifact == {"uri": "ops/shared.py", "uriBaseId": "%SRCROOT%"}
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 11
+    related = result["relatedLocations"]
+    assert [x["message"]["text"] for x in related] == ["reached from wrapper `a_wrapper`", "reached from wrapper `b_wrapper`"]
+    assert [x["physicalLocation"]["region"]["startLine"] for x in related] == [14, 20]
+    (print_once,) = result["partialFingerprints"].values()
+    (tmp_path / "ops" / "shared.py").write_text("# a new first line moves every finding\n" + SHARED_HELPER)
+    moved = json.loads(kbt("audit", "ops/shared.py", "--format", "sarif").out)["runs"][0]["results"][0]
+    assert moved["locations"][0]["physicalLocation"]["region"]["startLine"] == 12
+    assert list(moved["partialFingerprints"].values()) == [print_once]
+    text = kbt("audit", "ops/shared.py").out
+    assert text.count("WB101") == 2  # the finding once, its fix once
+
+
 def test_select_filters_and_unknown_code_is_a_usage_error(kbt):
     r = kbt("audit", ANTI, "--select", "WB103", "--format", "json")
     assert [d["code"] for d in json.loads(r.out)["findings"]] == ["WB103", "WB103"]

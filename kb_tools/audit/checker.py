@@ -191,7 +191,7 @@ class WrapperAudit:
     def enter(self, fn, given: dict | None, called_at=None) -> dict:
         launchers = self.module.launchers
         frame = Frame(fn, fn.name, self.module.launches(fn), tensor_evidence(fn, launchers, self.aliases),
-                      kernel_aliases(fn, launchers), self.loop_depth, self.counts, called_at)
+                      kernel_aliases(fn, launchers, self.aliases), self.loop_depth, self.counts, called_at)
         self.frames.append(frame)
         return self.param_kinds(fn, given or {}, frame.evidence)
 
@@ -292,7 +292,8 @@ class WrapperAudit:
         elif isinstance(s, (ast.Import, ast.ImportFrom)):
             bind_import(s, self.aliases)
         elif isinstance(s, FUNCTION_DEFS):
-            self.nested_body(lambda: self.block(s.body))
+            if s.name not in self.frame.kernel_names:  # a local kernel's body is device code
+                self.nested_body(lambda: self.block(s.body))
         elif isinstance(s, ast.Delete):
             for target in s.targets:
                 self.expr(target)

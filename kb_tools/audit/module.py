@@ -57,20 +57,22 @@ class FunctionInfo:
         return self.node.name
 
 
-def kernel_aliases(fn, launchers: set[str]) -> set[str]:
-    """Local names bound to a kernel (``kernel = a_kernel if fp32 else b_kernel``)."""
-    found = set()
+def kernel_aliases(fn, launchers: set[str], aliases: dict[str, str]) -> set[str]:
+    """Local kernels: ``@jit`` functions defined inside ``fn``, and names bound to a kernel
+    (``kernel = a_kernel if fp32 else b_kernel``)."""
+    found = {n.name for n in ast.walk(fn) if n is not fn and isinstance(n, FUNCTION_DEFS) and jit_flavour(n, aliases)}
+    launchers = launchers | found
     for node in ast.walk(fn):
         if isinstance(node, ast.Assign) and any(isinstance(n, ast.Name) and n.id in launchers for n in ast.walk(node.value)):
             found.update(t.id for t in node.targets if isinstance(t, ast.Name))
     return found
 
 
-def _host_calls(fn, launchers: set[str]) -> tuple[bool, set[str]]:
+def _host_calls(fn, launchers: set[str], aliases: dict[str, str]) -> tuple[bool, set[str]]:
     """(launches directly, bare names called), outside lambdas and nested functions: a
     launch inside a callback (``do_bench(lambda: op(x))``) is not the function's own."""
     launches, names = False, set()
-    launchers = launchers | kernel_aliases(fn, launchers)
+    launchers = launchers | kernel_aliases(fn, launchers, aliases)
     stack = list(fn.body)
     while stack:
         node = stack.pop()
@@ -94,7 +96,7 @@ class ModuleInfo:
         self.launchers = set(self.kernels) | set(launchers)
         self.helpers = {f.name: f.node for f in self.functions if f.top}
         for f in self.functions:
-            f.direct_launch, f.calls = _host_calls(f.node, self.launchers)
+            f.direct_launch, f.calls = _host_calls(f.node, self.launchers, self.aliases)
         self.launching = self._launching()
         self.wrappers = self._wrappers(list(wrapper_patterns))
 
