@@ -15,9 +15,7 @@ from pathlib import Path
 
 from kb_tools import vocabulary as V
 from kb_tools.diagnostics import Diagnostic, KbError, KbErrors
-from kb_tools.schema_check import schema_diagnostics
 from kb_tools.textfile import read_text
-from kb_tools.yamlio import load_yaml
 
 KEBAB = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 BODY_SECTIONS = ("Rule", "Trigger", "Why", "Do / Don't", "How it is checked", "Pitfalls")
@@ -135,6 +133,9 @@ def split_front_matter(text: str, path) -> tuple[str, str, int]:
 
 def parse_page(path: Path, kb_dir: Path) -> Page:
     """Load one page; every problem found is raised together as KbErrors."""
+    from kb_tools.schema_check import schema_diagnostics  # on use: an unchanged KB comes from pagecache
+    from kb_tools.yamlio import load_yaml
+
     path = Path(path)
     text = read_text(path, code_prefix="PG")
     front, body, body_line = split_front_matter(text, path)
@@ -232,20 +233,26 @@ def load_kb(root: Path) -> KnowledgeBase:
     """Load every page under ``root/kb``; a page that fails is reported, not fatal."""
     root = Path(root)
     kb_dir = root / "kb"
+    from kb_tools.pagecache import PageCache
+
     pages, diags, unloadable = {}, _looping_folders(kb_dir), []
-    for path in page_files(kb_dir):
-        shown = shown_path(path)
+    files = page_files(kb_dir)
+    cache = PageCache(kb_dir, files)  # pages whose bytes are unchanged since they last loaded
+    for path in files:
+        page = cache.get(path)
         try:
-            page = parse_page(path, kb_dir)
+            page = page or parse_page(path, kb_dir)
         except (KbErrors, KbError) as exc:
             found = exc.diagnostics if isinstance(exc, KbErrors) else [exc.diagnostic]
-            diags.extend(_reshown(d, shown) for d in found)
+            diags.extend(_reshown(d, shown_path(path)) for d in found)
             unloadable.append(path.relative_to(kb_dir).as_posix())
             continue
+        cache.put(page)
         if page.id in pages:
-            diags.append(Diagnostic(shown, page.lines.get("id"), "PG014", f"duplicate page id {page.id!r} (also {pages[page.id].rel_path})"))
+            diags.append(Diagnostic(shown_path(path), page.lines.get("id"), "PG014", f"duplicate page id {page.id!r} (also {pages[page.id].rel_path})"))
             continue
         pages[page.id] = page
+    cache.save()
     return KnowledgeBase(root, dict(sorted(pages.items())), diags, tuple(unloadable))
 
 
