@@ -1,7 +1,7 @@
 """The browsable site: the KB pages with their facts, ROUTER.md, the executed notebooks and
 one review per catalog operator, rendered offline by Sphinx with MyST-NB.
 
-The source tree is generated under ``<out>-src`` with the repository's own layout
+The source tree is generated in a private working folder with the repository's own layout
 (``kb/constraints/…``, ``notebooks/…``), so the relative links written in the pages and in
 ROUTER.md resolve unchanged; only links to notebook sources (``.py``) are pointed at the
 executed notebooks (``.ipynb``).
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 from kb_tools.glossary import glossary_markdown, load_glossary
@@ -80,28 +81,90 @@ def _notebook(source: Path, executed_dir: Path | None, dest: Path) -> None:
     import nbformat
 
     nb = jupytext.read(source)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}  # the code cells' highlighting
     nb.cells.insert(0, nbformat.v4.new_markdown_cell(
         "*This notebook has not been executed for this site: run `kbt notebooks` and rebuild to see its outputs.*"))
     nbformat.write(nb, dest)
 
 
-def _index(kb: KnowledgeBase, specs: list[OpSpec], notebooks: list[str]) -> str:
-    def toc(caption, entries):
-        return "```{toctree}\n:maxdepth: 1\n:caption: " + caption + "\n\n" + "\n".join(entries) + "\n```\n"
+# Reading order for a newcomer: the host boundary first (the most common mistake), then what
+# the golden and the metrics compare, integer narrowing, then memory and randomness.
+# Notebooks not named here follow in name order.
+READING_ORDER = ("wrapper_boundary", "promote", "precision_metrics", "narrowing", "wave_expansion", "random_statistics")
+_GROUPS = (("constraint", "constraints", "Constraints", "rules every operator they route to must follow"),
+           ("pattern", "patterns", "Patterns", "designs that apply when their preconditions hold"),
+           ("playbook", "playbooks", "Playbooks", "procedures for a task: what to do, in which order"))
 
-    kinds = {"constraint": [], "pattern": [], "playbook": []}
-    for page in kb.pages.values():
-        kinds[page.kind].append(f"kb/{page.rel_path[:-3]}")
+
+def _toctree(entries: list[str], caption: str | None = None, depth: int = 1) -> str:
+    """A hidden toctree: it shapes the sidebar (the root's reach two levels, so the group
+    of the page being read opens there) while each page's body lists its entries itself."""
+    options = [f":maxdepth: {depth}"] + ([f":caption: {caption}"] if caption else []) + [":hidden:"]
+    return "```{toctree}\n" + "\n".join(options) + "\n\n" + "\n".join(entries) + "\n```\n"
+
+
+def _cell_text(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "/")
+
+
+def reading_order(names: list[str]) -> list[str]:
+    first = [n for n in READING_ORDER if n in names]
+    return first + sorted(n for n in names if n not in READING_ORDER)
+
+
+def _group_page(kb: KnowledgeBase, kind: str, heading: str, what: str) -> str:
+    """One page per kind: a table of its rules (title, area, trigger) and the sidebar's short entries."""
+    pages = sorted((p for p in kb.pages.values() if p.kind == kind), key=lambda p: (p.area, p.id))
+    rows = [f"| [{_cell_text(p.title)}](kb/{p.rel_path}) | {p.area} | {_cell_text(p.trigger)} |" for p in pages]
+    return (f"# {heading}\n\n{len(pages)} {heading.lower()}: {what}.\n\n| page | area | applies when |\n|---|---|---|\n"
+            + "\n".join(rows) + "\n\n" + _toctree([f"{p.id} <kb/{p.rel_path[:-3]}>" for p in pages]))
+
+
+def _notebooks_page(titles: dict[str, str]) -> str:
+    rows = [f"{i}. [{_cell_text(title)}](notebooks/{name}.ipynb) — `notebooks/{name}.py`"
+            for i, (name, title) in enumerate(titles.items(), 1)]
+    return ("# Notebooks\n\nEach proves a family of rules with numbers, on the CPU and on any accelerator present; "
+            "read them in this order. `make lab` opens them in JupyterLab.\n\n" + "\n".join(rows) + "\n\n"
+            + _toctree([f"{name} <notebooks/{name}>" for name in titles]))
+
+
+def _operators_page(specs: list[OpSpec]) -> str:
+    rows = [f"| [{s.op}](operators/{s.op}.md) | {', '.join(s.topologies)} | {', '.join(s.dtypes)} | {_cell_text(s.description) or '—'} |"
+            for s in specs]
+    return ("# Operators\n\nThe catalog in `ops/`: for each operator, the design review of the pages that apply to it "
+            "and why (`kbt review ops/<op>.yaml`).\n\n| operator | topologies | dtypes | what it does |\n|---|---|---|---|\n"
+            + "\n".join(rows) + "\n\n" + _toctree([f"{s.op} <operators/{s.op}>" for s in specs]))
+
+
+def _notebook_title(source: Path) -> str:
+    """The notebook's first heading (``# # Title`` in the percent format), else its name."""
+    for line in source.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# # "):
+            return line[4:].strip()
+    return source.stem
+
+
+def _index(kb: KnowledgeBase, specs: list[OpSpec], titles: dict[str, str]) -> str:
+    """The first screen: the three jobs, the notebooks in reading order, the operators."""
+    counts = {kind: sum(p.kind == kind for p in kb.pages.values()) for kind, *_ in _GROUPS}
+    notebooks = "\n".join(f"{i}. [{_cell_text(title)}](notebooks/{name}.ipynb)" for i, (name, title) in enumerate(titles.items(), 1))
+    operators = ", ".join(f"[{s.op}](operators/{s.op}.md)" for s in specs)
     return ("# opkb — the operator knowledge base\n\n"
-            "The rules operator developers keep breaking, each as a page with its routing, its invariants and the "
-            "notebook that proves it; the router from what you set out to do to the pages to read; and, for every "
-            "operator of the catalog, the design-review walkthrough of the pages that apply to it.\n\n"
-            "Start from [the router](router.md), from a rule below, or from an operator.\n\n"
-            + toc("Start here", ["router", "CONTRACT", "glossary"])
-            + toc("Constraints", kinds["constraint"]) + toc("Patterns", kinds["pattern"])
-            + toc("Playbooks", kinds["playbook"])
-            + toc("Notebooks", [f"notebooks/{n}" for n in notebooks])
-            + toc("Operators", [f"operators/{s.op}" for s in specs]))
+            "The rules operator developers keep breaking, each a page with its routing, invariants and the notebook "
+            "that proves it. Start with the job you came for:\n\n"
+            "| you want to | start here | then run |\n|---|---|---|\n"
+            "| learn the rules (onboarding) | the notebooks below, in order, with the rule pages they link | `make lab` |\n"
+            "| review one operator's design | its page under [operators](operators.md) | `kbt review ops/<op>.yaml` |\n"
+            "| fill a KB_USAGE skeleton | [the contract](CONTRACT.md) | `kbt usage ops/<op>.yaml`, then `kbt check-usage` |\n\n"
+            f"**The notebooks, in reading order:**\n\n{notebooks}\n\n"
+            f"**Operators:** {operators}\n\n"
+            f"**Rules:** [{counts['constraint']} constraints](constraints.md), [{counts['pattern']} patterns](patterns.md), "
+            f"[{counts['playbook']} playbooks](playbooks.md); [the router](router.md) maps a task to the pages to read; [the glossary](glossary.md) "
+            "gives the terms in English and Chinese.\n\n"
+            + _toctree(["router", "CONTRACT", "glossary"], "Start here")
+            + _toctree([group for _, group, *_ in _GROUPS], "Rules", depth=2)
+            + _toctree(["notebooks", "operators"], "Proofs and operators", depth=2))
 
 
 def write_sources(root: Path, kb: KnowledgeBase, src: Path, executed_dir: Path | None, ops_dir: Path) -> None:
@@ -130,21 +193,34 @@ def write_sources(root: Path, kb: KnowledgeBase, src: Path, executed_dir: Path |
     (src / "notebooks").mkdir()
     from kb_tools.notebook_runner import notebook_sources
 
-    names = []
-    for source in notebook_sources(root):
-        _notebook(source, executed_dir, src / "notebooks" / f"{source.stem}.ipynb")
-        names.append(source.stem)
+    sources = {source.stem: source for source in notebook_sources(root)}
+    titles = {}
+    for name in reading_order(list(sources)):
+        _notebook(sources[name], executed_dir, src / "notebooks" / f"{name}.ipynb")
+        titles[name] = _notebook_title(sources[name])
     (src / "operators").mkdir()
     for spec in specs:
         inputs = review_inputs(kb, spec, selections[spec.op], None, root, link_base="../kb/")
         (src / "operators" / f"{spec.op}.md").write_text(render_review(inputs))
-    (src / "index.md").write_text(_index(kb, specs, names))
+    for kind, group, heading, what in _GROUPS:
+        (src / f"{group}.md").write_text(_group_page(kb, kind, heading, what))
+    (src / "notebooks.md").write_text(_notebooks_page(titles))
+    (src / "operators.md").write_text(_operators_page(specs))
+    (src / "index.md").write_text(_index(kb, specs, titles))
 
 
 def build_site(root: Path, kb: KnowledgeBase, out: Path, executed_dir: Path | None, ops_dir: Path) -> int:
-    """Write the sources beside ``out`` and run Sphinx; returns Sphinx's exit status."""
+    """Run Sphinx in a private working folder and copy the HTML into ``out``; returns
+    Sphinx's exit status. Nothing but ``out`` is written: the Sphinx sources, its doctrees
+    and MyST-NB's ``jupyter_execute/`` (made beside the HTML folder) stay in the working
+    folder, which is removed."""
     from sphinx.cmd.build import build_main
 
-    src = Path(str(out).rstrip("/") + "-src")
-    write_sources(Path(root), kb, src, executed_dir, ops_dir)
-    return build_main(["-b", "html", "-q", "-j", "1", str(src), str(out)])
+    with tempfile.TemporaryDirectory(prefix="kbt-site-") as work:
+        work = Path(work)
+        write_sources(Path(root), kb, work / "src", executed_dir, ops_dir)
+        status = build_main(["-b", "html", "-q", "-j", "1", "-d", str(work / "doctrees"),
+                             str(work / "src"), str(work / "html")])
+        if status == 0:
+            shutil.copytree(work / "html", out, dirs_exist_ok=True)
+    return status

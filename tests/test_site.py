@@ -1,9 +1,12 @@
-"""The static site: it builds offline, every internal link resolves, and headless Chromium
-loads the key pages, with a notebook page showing its figures (a screenshot is saved under
+"""The static site: it builds offline without a warning and writes nothing outside its
+folder, every internal link resolves, the index starts a newcomer off above the fold with a
+sidebar grouped by kind, notebook tables render as tables, and headless Chromium loads the
+key pages, with a notebook page showing its figures (a screenshot is saved under
 build/test-output/)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from html.parser import HTMLParser
@@ -46,14 +49,53 @@ def _parse(path: Path) -> _Links:
 def site(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("site")
     executed = tmp / "notebooks"
-    source = REPO / "notebooks" / "promote.py"
-    if not source.exists():  # any notebook with a figure will do; promote is quick
-        source = sorted((REPO / "notebooks").glob("*.py"))[0]
+    # a figure, and trace and work tables as DataFrames
+    source = REPO / "notebooks" / "wrapper_boundary.py"
     result = execute(source, executed, ["cpu"], html=False)
     assert result.error is None, result.error
     out = tmp / "site"
     assert build_site(REPO, load_kb(REPO), out, executed, REPO / "ops") == 0
+    assert sorted(p.name for p in tmp.iterdir()) == ["notebooks", "site"], "the build wrote beside its output folder"
     return out, source.stem
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def test_index_starts_a_newcomer_above_the_fold(site):
+    out, _ = site
+    html = (out / "index.html").read_text()
+    body = _text(html[html.index('class="body"'):html.index("sphinxsidebar")])
+    for job in ("learn the rules", "review one operator", "fill a KB_USAGE skeleton"):
+        assert job in body, job
+    order = [body.index(f"{n}") for n in ("The wrapper boundary", "Promote", "Precision metrics", "Integer narrowing",
+                                          "Wave expansion", "Random statistics")]
+    assert order == sorted(order), "the notebooks are not listed in reading order"
+    for spec in (REPO / "ops").glob("*.yaml"):
+        assert f'href="operators/{spec.stem}.html"' in html, spec.stem
+    assert len(body) < 2500, "the index body is more than a screen: the rule lists belong to the group pages"
+
+
+def test_sidebar_groups_pages_by_kind(site):
+    out, _ = site
+    index_side = _text((out / "index.html").read_text().split("sphinxsidebar", 1)[1])
+    assert all(group in index_side for group in ("Constraints", "Patterns", "Playbooks", "Notebooks", "Operators"))
+    assert "wrapper-boundary" not in index_side, "the index's sidebar lists every page instead of the groups"
+    page_side = _text((out / "kb" / "constraints" / "wrapper-boundary.html").read_text().split("sphinxsidebar", 1)[1])
+    assert "wrapper-boundary" in page_side and "golden-promote" in page_side  # the page's own group is open
+    kb = load_kb(REPO)
+    assert not any(p.id in page_side for p in kb.pages.values() if p.kind == "playbook"), "other groups stay closed"
+    group = (out / "constraints.html").read_text()
+    assert all(f"kb/{p.rel_path[:-3]}.html" in group for p in kb.pages.values() if p.kind == "constraint")
+
+
+def test_notebook_tables_render_as_tables(site):
+    out, stem = site
+    html = (out / "notebooks" / f"{stem}.html").read_text()
+    assert html.count("<table") >= 3, "the trace and work DataFrames are not HTML tables"
+    assert "| ATen op |" not in html and "|---" not in html, "a Markdown pipe table is shown raw"
+    assert "USDT:" not in html and "without encryption" not in html
 
 
 def test_every_page_and_link_resolves(site):
@@ -107,3 +149,18 @@ def test_chromium_loads_pages_and_notebook_figures(site):
                    capture_output=True, timeout=120)
     assert shot.is_file() and shot.stat().st_size > 10_000
     print(f"screenshot: {shot}")
+
+
+def test_site_refuses_a_missing_notebooks_folder(kbt, tmp_path):
+    out = tmp_path / "out"
+    result = kbt("site", "-o", out, "--notebooks", tmp_path / "nope")
+    assert result.code == 2 and "Traceback" not in result.err
+    assert result.err.strip().count("\n") == 0 and "nope" in result.err and "ST002" in result.err
+    assert list(tmp_path.iterdir()) == [], "a refused build wrote files"
+
+
+def test_site_refuses_a_file_as_output(kbt, tmp_path):
+    target = tmp_path / "site"
+    target.write_text("mine")
+    result = kbt("site", "-o", target)
+    assert result.code == 2 and "ST001" in result.err and target.read_text() == "mine"
