@@ -27,6 +27,26 @@ class ReviewInputs:
     audit: object | None  # kb_tools.audit AuditResult of the spec's wrapper
     audit_note: str  # why there is no audit, or which file was audited
     link_base: str = ""  # prefix that turns a KB-relative page path into a link target
+    link_ext: str = ".md"  # the linked page's extension: the Markdown source, or the site's .html
+
+
+# Where `make run` and `kbt site` put the site, under the repository.
+SITE_DIR = Path("build") / "site"
+
+
+def page_links(kb_dir: Path, reader_dir: Path, html: bool) -> tuple[str, str]:
+    """(link_base, link_ext) for links read from ``reader_dir``: an HTML review links the
+    site's rendered pages when the site is built, anything else the pages' Markdown."""
+    import os
+
+    site_kb = Path(kb_dir).resolve().parent / SITE_DIR / "kb"
+    if html and (site_kb.parent / "index.html").is_file():
+        return Path(os.path.relpath(site_kb, reader_dir)).as_posix() + "/", ".html"
+    return Path(os.path.relpath(Path(kb_dir).resolve(), reader_dir)).as_posix() + "/", ".md"
+
+
+def _link(inputs: ReviewInputs, page) -> str:
+    return f"{inputs.link_base}{page.rel_path.removesuffix('.md')}{inputs.link_ext}"
 
 
 def _cell(text) -> str:
@@ -49,7 +69,9 @@ def _audit_by_code(audit) -> dict[str, list]:
 
 
 def _facts(spec: OpSpec) -> list[str]:
-    out = ["| fact | value |", "|---|---|", f"| operator | `{spec.op}` (class `{spec.class_id}`) |"]
+    # "." is a flat operator, one class; only a named class is worth a word
+    shown_class = f" (class `{spec.class_id}`)" if spec.class_id != "." else ""
+    out = ["| fact | value |", "|---|---|", f"| operator | `{spec.op}`{shown_class} |"]
     if spec.description:
         out.append(f"| what it does | {_cell(spec.description)} |")
     out.append(f"| topologies | {', '.join(spec.topologies) or '—'} |")
@@ -76,7 +98,7 @@ def _tolerance(spec: OpSpec) -> list[str]:
 
 def _reference(inputs: ReviewInputs, verdict: Verdict, claims, by_code) -> list[str]:
     page = verdict.page
-    link = f"{inputs.link_base}{page.rel_path}"
+    link = _link(inputs, page)
     out = [f"### {page.title}", "", f"[`{page.rel_path}`]({link}) — {page.kind}, area {page.area}", "",
            f"**Why it applies:** {verdict.reason}", ""]
     if page.trigger not in verdict.reason:
@@ -137,10 +159,10 @@ def render_review(inputs: ReviewInputs) -> str:
         lines += _reference(inputs, verdict, claims, by_code)
     if sel.playbooks:
         lines += ["## Playbooks to read", ""]
-        lines += [f"- [{v.page.title}]({inputs.link_base}{v.page.rel_path}) — {v.reason}" for v in sel.playbooks]
+        lines += [f"- [{v.page.title}]({_link(inputs, v.page)}) — {v.reason}" for v in sel.playbooks]
         lines.append("")
     lines += ["## Pages that do not apply", "", "| page | why not |", "|---|---|"]
-    lines += [f"| [`{v.page.rel_path}`]({inputs.link_base}{v.page.rel_path}) | {_cell(v.reason)} |" for v in sel.excluded]
+    lines += [f"| [`{v.page.rel_path}`]({_link(inputs, v.page)}) | {_cell(v.reason)} |" for v in sel.excluded]
     lines += ["", "## Reviewer checklist", ""]
     uncovered = spec.uncovered_dtypes()
     lines.append(f"- [ ] every registered dtype declares a criterion{'' if not uncovered else ' (missing: ' + ', '.join(uncovered) + ')'}")
@@ -164,7 +186,7 @@ def render_html(markdown: str, title: str) -> str:
 
 
 def review_inputs(kb: KnowledgeBase, spec: OpSpec, selection: Selection, usage_path: Path | None,
-                  source_root: Path, link_base: str = "") -> ReviewInputs:
+                  source_root: Path, link_base: str = "", link_ext: str = ".md") -> ReviewInputs:
     """Gather the usage claims and the wrapper audit for one operator."""
     from kb_tools.jsonio import load_json
 
@@ -179,4 +201,4 @@ def review_inputs(kb: KnowledgeBase, spec: OpSpec, selection: Selection, usage_p
             note = f"`kbt audit {spec.wrapper}`: {len(audit.findings)} findings in {', '.join(audit.wrappers) or 'no wrapper'}."
         else:
             note = f"The spec names `{spec.wrapper}`, which does not exist under `{source_root}`; nothing was audited."
-    return ReviewInputs(kb, spec, selection, usage, audit, note, link_base)
+    return ReviewInputs(kb, spec, selection, usage, audit, note, link_base, link_ext)

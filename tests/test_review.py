@@ -47,13 +47,30 @@ def test_review_shows_claims_and_audit_findings(kbt, tmp_path):
     assert "WB101" in result.out and "findings in" in result.out
 
 
-def test_review_html(kbt, tmp_path):
+def test_review_html(kbt, repo_copy, tmp_path):
     target = tmp_path / "r" / "add.html"
-    assert kbt("review", REPO / "ops" / "add.yaml", "--format", "html", "-o", target).code == 0
+    assert kbt("review", repo_copy / "ops" / "add.yaml", "--format", "html", "-o", target, root=repo_copy).code == 0
     html = target.read_text()
     assert html.startswith("<!DOCTYPE html>") and "<table>" in html and "Design review: add" in html
     first_link = html.split('href="')[1].split('"')[0]
+    # no site built yet: the links open the pages' Markdown
     assert first_link.endswith(".md") and (target.parent / first_link).resolve().is_file()
+    assert "(class `.`)" not in html and "<code>.</code>" not in html
+
+
+def test_review_html_links_the_built_site(kbt, repo_copy, tmp_path):
+    site = repo_copy / "build" / "site"
+    for page in (repo_copy / "kb").rglob("*.md"):
+        rendered = site / "kb" / page.relative_to(repo_copy / "kb").with_suffix(".html")
+        rendered.parent.mkdir(parents=True, exist_ok=True)
+        rendered.write_text("<html></html>")
+    (site / "index.html").write_text("<html></html>")
+    target = tmp_path / "r" / "softmax.html"
+    assert kbt("review", repo_copy / "ops" / "softmax.yaml", "--format", "html", "-o", target, root=repo_copy).code == 0
+    links = [chunk.split('"')[0] for chunk in target.read_text().split('href="')[1:]]
+    assert links and all(link.endswith(".html") and (target.parent / link).resolve().is_file() for link in links), links[:3]
+    markdown = kbt("review", repo_copy / "ops" / "softmax.yaml", root=repo_copy).out
+    assert "constraints/wrapper-boundary.md)" in markdown, "the Markdown review still links the pages' sources"
 
 
 def test_review_bad_spec(kbt, tmp_path):

@@ -35,7 +35,6 @@ def _usage_path(args, spec, root):
 
 
 def run(args):
-    import os
     from pathlib import Path
 
     from kb_tools.commands._common import emit, knowledge_base
@@ -53,12 +52,12 @@ def run(args):
         fail(usage, None, "RV001", "no such KB_USAGE.json", EXIT_USAGE)
     if args.format == "notebook":
         return _notebook(args, kb, spec, select(kb, spec), root, usage)
-    from kb_tools.review import render_html, render_review, review_inputs
+    from kb_tools.review import page_links, render_html, render_review, review_inputs
 
     # links to pages resolve from wherever the review is read: the output file's folder, or here
     where = Path(args.output).resolve().parent if args.output else Path.cwd()
-    link_base = Path(os.path.relpath(kb.kb_dir.resolve(), where)).as_posix() + "/"
-    inputs = review_inputs(kb, spec, select(kb, spec), usage, root, link_base)
+    link_base, link_ext = page_links(kb.kb_dir, where, html=args.format == "html")
+    inputs = review_inputs(kb, spec, select(kb, spec), usage, root, link_base, link_ext)
     text = render_review(inputs)
     if args.format == "html":
         text = render_html(text, f"Design review: {spec.op}")
