@@ -121,3 +121,20 @@ def test_non_ascii_columns_count_characters():
     src = HEAD + "import torch\ndef u_wrapper(x: torch.Tensor):\n    é = x.float()\n    k(é)\n"
     (f,) = audit_source(src, "t.py").findings
     assert f.col == len("    é = x.") + 1
+
+
+def test_a_wrapper_called_by_another_reports_its_lines_once_as_its_own():
+    src = HEAD + textwrap.dedent("""
+        import torch
+        def outer(x):
+            return inner(x)
+        def inner(x):
+            y = torch.empty(x.shape)
+            k(x.float(), y)
+            return y
+        """)
+    result = audit_source(src, "t.py")
+    assert result.wrappers == ["outer", "inner"]
+    (f,) = result.findings
+    assert (f.code, f.wrapper, f.also, f.helper) == ("WB101", "inner", ("outer",), None)
+    assert "helper" not in f.message

@@ -82,7 +82,7 @@ def tensor_evidence(fn, launchers: set[str], aliases: dict[str, str]) -> set[str
             elif launch_target(node, launchers):
                 args = list(node.args) + [kw.value for kw in node.keywords]
                 launched.update(a.id for a in args if isinstance(a, ast.Name) and a.id in no_default)
-    return names | (launched - python_number_uses(fn))
+    return names | (launched - python_number_uses(fn, aliases))
 
 
 def torch_name(q: str | None) -> str | None:
@@ -105,10 +105,23 @@ def _reads_metadata(node) -> bool:
                or isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" for n in ast.walk(node))
 
 
-def python_number_uses(fn) -> set[str]:
+# Integer idioms a wrapper applies to Python numbers, not to tensors.
+INTEGER_OPS = (ast.FloorDiv, ast.Mod, ast.Pow, ast.LShift, ast.RShift)
+
+
+def _takes_python_numbers(func, aliases: dict[str, str]) -> bool:
+    """``range(n)``, ``triton.cdiv(n, b)``, ``math.ceil(x)``, ``torch.empty(m, n)``."""
+    if isinstance(func, ast.Name) and func.id == "range":
+        return True
+    q = qualname(func, aliases) or ""
+    return q.split(".")[0] in tb.PYTHON_VALUE_MODULES or (torch_name(q) or "") in tb.TORCH_CONSTRUCTORS
+
+
+def python_number_uses(fn, aliases: dict[str, str]) -> set[str]:
     """Names used the way only Python numbers and flags are: in arithmetic or comparisons
-    with constants or metadata (``n // ratio``, ``ratio == 4``), as a bare condition
-    (``if rotate``), or with an int-only method (``chunk_size.bit_length()``)."""
+    with constants or metadata (``n * 2``, ``ratio == 4``), in integer idioms (``a // b``),
+    as shapes or counts (``torch.empty(m, n)``, ``triton.cdiv(n, b)``), as a bare
+    condition (``if rotate``), or with an int-only method (``chunk_size.bit_length()``)."""
     scalars = set()
     for node in ast.walk(fn):
         if isinstance(node, ast.Assign) and _reads_metadata(node.value):
@@ -129,6 +142,12 @@ def python_number_uses(fn) -> set[str]:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in tb.INT_METHODS \
                 and isinstance(node.func.value, ast.Name):
             found.add(node.func.value.id)
+        elif isinstance(node, ast.Call) and _takes_python_numbers(node.func, aliases):
+            for arg in node.args:
+                elts = arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]
+                found.update(e.id for e in elts if isinstance(e, ast.Name))
+        if isinstance(node, ast.BinOp) and isinstance(node.op, INTEGER_OPS):
+            found.update(x.id for x in (node.left, node.right) if isinstance(x, ast.Name))
         for name, other in pairs:
             if isinstance(name, ast.Name) and _scalar_operand(other, scalars):
                 found.add(name.id)

@@ -113,11 +113,9 @@ def audit_source(text: str, path: str = "<source>", *, wrapper_patterns=(), laun
     except (ValueError, RecursionError, MemoryError) as exc:
         fail(path, None, "AU010", f"cannot parse: {type(exc).__name__}", EXIT_USAGE)
     module = ModuleInfo(tree, wrapper_patterns, launchers)
-    reached: dict[RawFinding, list[str]] = {}
-    kernels = module.pl_kernels
-    for extra in kernels[1:]:
-        reached[RawFinding(extra.lineno, extra.col_offset, "WB111",
-                           f"second @pl.jit kernel `{extra.name}` in this file (the first is `{kernels[0].name}`)")] = []
+    # One finding per (line, column, code), with every wrapper that reaches it; a line that
+    # is its own wrapper's is told without "in helper" even when another wrapper calls it.
+    reached: dict[tuple, tuple[RawFinding, list[str]]] = {}
     result = AuditResult(path)
     for fn in module.wrappers:
         try:
@@ -132,18 +130,30 @@ def audit_source(text: str, path: str = "<source>", *, wrapper_patterns=(), laun
             hint = "" if module.launchers else " (no kernel is defined in this file; name an imported one with --launcher)"
             raw.append(RawFinding(fn.lineno, fn.col_offset, "WB109", f"wrapper `{fn.name}` launches no kernel{hint}"))
         for f in raw:
-            reached.setdefault(f, [])
-            if fn.name not in reached[f]:
-                reached[f].append(fn.name)
+            key = (f.line, f.col, f.code)
+            first, names = reached.setdefault(key, (f, []))
+            if fn.name in names:
+                continue
+            if f.helper is None:  # the line is this wrapper's own: it comes first
+                reached[key] = (f, names)
+                names.insert(0, fn.name)
+            else:
+                names.append(fn.name)
+    kernels = module.pl_kernels
+    if result.wrapper_info:  # a file that delivers a wrapper delivers one @pl.jit kernel
+        for extra in kernels[1:]:
+            reached[(extra.lineno, extra.col_offset, "WB111")] = (RawFinding(
+                extra.lineno, extra.col_offset, "WB111",
+                f"second @pl.jit kernel `{extra.name}` in this file (the first is `{kernels[0].name}`)"), [])
     if not reached:
         return result
     lines = text.splitlines()
     waived = suppressions(text)
     select = set(RULES) if select is None else select
-    for f in sorted(reached, key=lambda r: (r.line, r.col, r.code, r.message)):
+    for key in sorted(reached):
+        f, names = reached[key]
         if f.code not in select:
             continue
-        names = reached[f]
         finding = Finding(path, f.line, _char_col(lines, f.line, f.col), f.code, f.message,
                           names[0] if names else None, tuple(names[1:]), f.helper)
         result.source_lines[f.line] = lines[f.line - 1] if 0 < f.line <= len(lines) else ""
