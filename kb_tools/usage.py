@@ -127,11 +127,11 @@ def check_usage(usage_path: Path, kb: KnowledgeBase, source_root: Path) -> list[
     selection_path = usage_path.parent / SELECTION_FILENAME
     if not selection_path.exists():
         missing = Diagnostic(str(selection_path), None, "US001", "no KB_SELECTION.json beside the usage file; run kbt select first")
-        raise KbErrors([missing, *diags], EXIT_USAGE)
+        raise KbErrors([missing, *capped(sorted(set(diags)), shown, "US060")], EXIT_USAGE)
     sel = load_json(selection_path, code_prefix="SE")
     sel_diags = schema_diagnostics(sel, schemas.load("kb_selection"), selection_path, "SE020")
     if sel_diags:
-        return sel_diags + diags
+        return sel_diags + capped(sorted(set(diags)), shown, "US060")
     for key in ("op", "class_id", "schema_version"):
         if key in doc and doc[key] != sel.get(key):
             diags.append(Diagnostic(shown, doc.line_of(key), "US031", f"{key} {doc[key]!r} differs from the selection's {sel.get(key)!r}"))

@@ -178,6 +178,19 @@ def test_usage_file_broken_everywhere_is_bounded(tmp_path):
     assert_bounded(result)
 
 
+def test_many_unfilled_records_without_selection_is_bounded(tmp_path):
+    usage_dir = _usage_dir(tmp_path)
+    doc = json.loads((usage_dir / "KB_USAGE.json").read_text())
+    doc["invariants"] = doc["invariants"][:1] * 2000
+    (usage_dir / "KB_USAGE.json").write_text(json.dumps(doc, indent=1))
+    (usage_dir / "KB_SELECTION.json").unlink()
+    result = run_kbt("check-usage", "u/KB_USAGE.json", cwd=tmp_path, root=REPO)
+    assert result.code == 2 and "Traceback" not in result.err
+    assert len(result.err_lines) <= 300 and "not shown" in result.err
+    assert "2000 of 2000 records unfilled" in result.err
+    assert_bounded(result)
+
+
 def test_usage_keys_spelled_with_escapes(tmp_path):
     """Keys that cannot be found as written used to make every key search run to the end."""
     usage = _usage_dir(tmp_path) / "KB_USAGE.json"
