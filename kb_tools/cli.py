@@ -9,28 +9,44 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
+import os
 import sys
 
 from kb_tools import __version__
 from kb_tools.diagnostics import EXIT_USAGE, KbError, KbErrors
 
 
-def _command_modules():
+def command_names() -> list[str]:
+    """The modules of the subcommands in kb_tools/commands (``check_usage`` is ``check-usage``)."""
     from kb_tools import commands
 
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
-        if not info.name.startswith("_"):
-            yield importlib.import_module(f"kb_tools.commands.{info.name}")
+    return sorted(name[:-3] for folder in commands.__path__ for name in os.listdir(folder)
+                  if name.endswith(".py") and not name.startswith("_"))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _invoked(argv: list[str]) -> str | None:
+    """The subcommand named on the command line, found without building every parser."""
+    args = iter(argv)
+    for arg in args:
+        if arg == "--kb-root":
+            next(args, None)
+        elif not arg.startswith("-"):
+            return arg
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of ``only`` when it names a subcommand, else of every subcommand: a
+    command's start-up should not pay for importing and configuring fifteen others (their
+    help is listed by ``kbt -h`` and after an unknown command)."""
     parser = argparse.ArgumentParser(prog="kbt", description="opkb: route, record and check the operator rules.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--kb-root", metavar="DIR", help="KB root holding ROUTER.md and kb/ (default: found upward from here)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for module in _command_modules():
+    names = command_names()
+    wanted = (only or "").replace("-", "_")  # check-usage lives in check_usage.py
+    for module in (importlib.import_module(f"kb_tools.commands.{name}") for name in names if wanted not in names or name == wanted):
         child = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         module.configure(child)
         child.set_defaults(_run=module.run)
@@ -49,7 +65,8 @@ def _skip_slow_optional_imports() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     _skip_slow_optional_imports()
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(_invoked(argv))
     args = parser.parse_args(argv)
     try:
         return int(args._run(args) or 0)

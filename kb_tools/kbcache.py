@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from functools import lru_cache
 from pathlib import Path
 
 CACHE_ENV = "OPKB_CACHE_DIR"
@@ -48,12 +49,19 @@ def file_bytes(path: Path, limit: int) -> bytes | None:
     return data if len(data) <= limit else None
 
 
+@lru_cache(maxsize=None)
 def code_digest(*module_files: str) -> bytes:
-    """The bytes of the modules whose logic shapes an entry: change one, and the key changes."""
+    """What identifies the modules whose logic shapes an entry: change one, and the key
+    changes. Their size and modification time stand for their bytes (reading the sources
+    on every start-up would cost more than the entry saves)."""
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
     for name in (Path(__file__).name, *module_files):
-        digest.update(name.encode() + b"\x00" + ((here / name).read_bytes() if (here / name).is_file() else b""))
+        try:
+            status = os.stat(here / name)
+            digest.update(f"{name}\x00{status.st_size}\x00{status.st_mtime_ns}\x00".encode())
+        except OSError:
+            digest.update(f"{name}\x00missing\x00".encode())
     return digest.digest()
 
 

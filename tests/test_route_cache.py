@@ -113,3 +113,27 @@ def test_entries_honour_umask_and_old_ones_are_pruned(cache, monkeypatch):
     assert len(entries) == kbcache.KEEP_PER_KIND
     assert all(e.stat().st_mode & 0o777 == 0o640 for e in entries)
     assert not list(cache.glob(".*.tmp"))
+
+
+def test_validation_memo_never_lets_an_invalid_document_through(cache, monkeypatch):
+    import datetime
+
+    from kb_tools import validmemo
+    from kb_tools.schema_check import schema_diagnostics
+
+    schema = {"type": "object", "properties": {"when": {"type": "string"}, "n": {"type": "integer"}}}
+    assert schema_diagnostics({"when": "2024-01-01", "n": 1}, schema, "x.yaml", "T001") == []
+    assert validmemo.known(validmemo.key(schema, {"n": 1, "when": "2024-01-01"}))  # key order does not matter
+    assert schema_diagnostics({"when": "2024-01-01", "n": 1.5}, schema, "x.yaml", "T001")
+    assert schema_diagnostics({"when": "2024-01-01", "n": True}, schema, "x.yaml", "T001")
+    # a YAML date is not plain JSON: no key, validated every time, and refused
+    assert validmemo.key(schema, {"when": datetime.date(2024, 1, 1)}) is None
+    assert schema_diagnostics({"when": datetime.date(2024, 1, 1), "n": 1}, schema, "x.yaml", "T001")
+
+
+def test_validation_memo_survives_a_damaged_file(cache, monkeypatch):
+    from kb_tools import kbcache, validmemo
+
+    kbcache.write_entry(validmemo.KIND, validmemo.NAME, b"{not json")
+    monkeypatch.setattr(validmemo, "_known", None)
+    assert not validmemo.known("0" * 64)

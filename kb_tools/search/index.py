@@ -17,7 +17,7 @@ from pathlib import Path
 
 from kb_tools import kbcache
 from kb_tools.pages import page_files
-from kb_tools.search.tokens import tokens
+from kb_tools.search.tokens import key_tokens_of, tokens
 from kb_tools.textfile import MAX_TEXT_BYTES
 
 KIND = "search"
@@ -30,8 +30,8 @@ _SCHEMA = f"""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE pages(n INTEGER PRIMARY KEY, id TEXT UNIQUE, path TEXT, title TEXT, tasks TEXT);
 CREATE TABLE vocab(n INTEGER, token TEXT, PRIMARY KEY(n, token)) WITHOUT ROWID;
-CREATE TABLE tasks(ord INTEGER PRIMARY KEY, id TEXT, wording TEXT, skills TEXT, refs TEXT, line INTEGER);
-CREATE TABLE glossary(ord INTEGER PRIMARY KEY, names TEXT, pages TEXT);
+CREATE TABLE tasks(ord INTEGER PRIMARY KEY, id TEXT, wording TEXT, skills TEXT, refs TEXT, line INTEGER, said TEXT);
+CREATE TABLE glossary(ord INTEGER PRIMARY KEY, names TEXT);
 CREATE VIRTUAL TABLE docs USING fts5({", ".join(COLUMNS)}, tokenize="ascii tokenchars '._'");
 """
 
@@ -71,10 +71,12 @@ def build_index(root: Path, key: str) -> sqlite3.Connection:
     conn = sqlite3.connect(":memory:")
     conn.executescript(_SCHEMA)
     conn.executemany("INSERT INTO meta VALUES (?, ?)", [("key", key), ("format", str(FORMAT))])
-    conn.executemany("INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?)", [
-        (i, t.id, t.wording, json.dumps(t.skills), json.dumps(t.references), t.line) for i, t in enumerate(tasks)])
-    conn.executemany("INSERT INTO glossary VALUES (?, ?, ?)", [
-        (i, json.dumps([g.zh, g.en, *g.aliases, *g.errors], ensure_ascii=False), json.dumps(g.pages)) for i, g in enumerate(glossary)])
+    conn.executemany("INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?)", [
+        (i, t.id, t.wording, json.dumps(t.skills), json.dumps(t.references), t.line, json.dumps(sorted(set(tokens(t.wording)))))
+        for i, t in enumerate(tasks)])
+    conn.executemany("INSERT INTO glossary VALUES (?, ?)", [  # each name with its key tokens (rank.py)
+        (i, json.dumps([(n, key_tokens_of(n)) for n in (g.zh, g.en, *g.aliases, *g.errors)], ensure_ascii=False))
+        for i, g in enumerate(glossary)])
     for n, page in enumerate(kb.pages.values(), start=1):
         listing = [t for t in tasks if page.rel_path in t.references]
         terms = [g for g in glossary if page.id in g.pages]

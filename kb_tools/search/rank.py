@@ -15,7 +15,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from kb_tools.search.index import COLUMNS
-from kb_tools.search.tokens import WORD, key_tokens, tokens, word_tokens
+from kb_tools.search.tokens import WORD, key_tokens, word_tokens
 
 EXPANSION_WEIGHT = 0.5
 TASK_WEIGHT = 0.5  # added to a page's score (the best page scores 1) when a task's wording is asked
@@ -48,19 +48,15 @@ def _bm25(conn: sqlite3.Connection, toks: list[str]) -> dict[int, float]:
     return {n: -score for n, score in rows}  # FTS5 scores lower-is-better
 
 
-def _expansion(conn: sqlite3.Connection, query_tokens: set[str]) -> tuple[list[str], list[str]]:
-    """(tokens to add, every name of the entries the question names)."""
+def _expansion(conn: sqlite3.Connection, asked: set[str]) -> tuple[list[str], list[tuple[str, list[str]]]]:
+    """(tokens to add, every (name, key tokens) of the entries the question names)."""
     extra, names_used = [], []
     for (names_json,) in conn.execute("SELECT names FROM glossary ORDER BY ord"):
         names = json.loads(names_json)
-        if any((toks := set(_name_tokens(n))) and toks <= query_tokens for n in names):
+        if any(toks and set(toks) <= asked for _, toks in names):
             names_used.extend(names)
-            extra.extend(t for n in names for t in _name_tokens(n) if t not in query_tokens)
-    return list(dict.fromkeys(extra)), list(dict.fromkeys(names_used))
-
-
-def _name_tokens(name: str) -> list[str]:
-    return [t for w in WORD.findall(name) for t in key_tokens(w)]
+            extra.extend(t for _, toks in names for t in toks if t not in asked)
+    return list(dict.fromkeys(extra)), names_used
 
 
 def _matched_words(query_words: list[str], page_tokens: set[str]) -> list[str]:
@@ -116,8 +112,8 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 5, skill: str |
         marks = ",".join("?" * len(wanted))
         page_tokens = {t for (t,) in conn.execute(f"SELECT token FROM vocab WHERE n = ? AND token IN ({marks})", (n, *wanted))}
         matched = _matched_words(query_words, page_tokens)
-        found = [name for name in used_names if name not in matched and (nt := set(_name_tokens(name))) and nt <= page_tokens]
-        matched += found[:MAX_GLOSSARY_SHOWN]
+        found = dict.fromkeys(name for name, toks in used_names if name not in matched and toks and set(toks) <= page_tokens)
+        matched += list(found)[:MAX_GLOSSARY_SHOWN]
         hits.append(Hit(page_id, path, title, round(score, 3), tuple(matched), tuple(json.loads(tasks))))
     return hits
 
@@ -129,8 +125,8 @@ def _task_bonus(conn: sqlite3.Connection, query_tokens: list[str]) -> dict[int, 
     asked = set(query_tokens)
     best: dict[int, float] = {}
     paths = dict(conn.execute("SELECT path, n FROM pages"))
-    for wording, refs in conn.execute("SELECT wording, refs FROM tasks"):
-        said = set(tokens(wording))
+    for said_json, refs in conn.execute("SELECT said, refs FROM tasks"):
+        said = set(json.loads(said_json))
         shared = len(said & asked)
         if not said or shared < min(2, len(said)):
             continue

@@ -75,6 +75,11 @@ def key_tokens(word: str) -> list[str]:
     return toks[:1] if is_identifier(word) else toks
 
 
+def key_tokens_of(text: str) -> list[str]:
+    """The key tokens of every word of ``text``: how a glossary name is recognised in a question."""
+    return [t for w in WORD.findall(text) for t in key_tokens(w)]
+
+
 def words(text: str) -> list[str]:
     """The words of ``text`` in order: Han runs and Latin words or identifiers."""
     return WORD.findall(text)
