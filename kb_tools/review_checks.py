@@ -171,7 +171,7 @@ class ReviewSession:
         from kb_tools.audit import audit_path
 
         if not self.spec.wrapper:
-            return None, f"the spec {self.spec.path} names no wrapper file (add `wrapper:`); the static invariants stay unaudited"
+            return None, f"the spec {self.spec.path.name} names no wrapper file (add `wrapper:`); the static invariants stay unaudited"
         path = self.root / self.spec.wrapper
         if not path.is_file():
             return None, f"the spec names {self.spec.wrapper}, which does not exist under {self.root}"
@@ -215,7 +215,7 @@ class ReviewSession:
         table = _frame([{"where": f"{d.path}:{d.line or ''}", "code": d.code, "message": d.message, "severity": d.severity}
                         for d in diags]) if diags else None
         if errors:
-            return self._record(Check("claims", "FAIL", f"{len(errors)} errors from kbt verify ({counted})", table))
+            return self._record(Check("claims", "FAIL", f"kbt verify finds {len(errors)} error(s) ({counted}); first: {errors[0]}", table))
         return self._record(Check("claims", "PASS", f"kbt verify passes: {counted}", table))
 
     def _tensor(self, folder: Path, leg: str):
@@ -226,7 +226,7 @@ class ReviewSession:
     def _tensor_problem(self, dtype: str) -> str | None:
         """Why the saved legs of ``dtype`` cannot be compared, or None when every file is there."""
         if not self.spec.tensors:
-            return f"the spec {self.spec.path} names no saved tensors (add `tensors:`)"
+            return f"the spec {self.spec.path.name} names no saved tensors (add `tensors:`)"
         criterion = self.spec.criteria.get(dtype)
         if not criterion:
             return f"the spec declares no criterion for {dtype}"
