@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TORCH  ?= torch==2.13.0
 
-.PHONY: setup run test lint notebooks site browser lab clean
+.PHONY: setup run test lint notebooks site browser lab clean gpu-check
 
 setup: $(STAMP)
 
@@ -35,6 +35,12 @@ notebooks: setup
 
 site: setup
 	$(BIN)/kbt site -o build/site --notebooks build/notebooks
+
+# Every CUDA path once, results under build/gpu-check/ (summary.md first): the CUDA tests, the
+# notebooks on cpu,cuda, the expansion benchmark against a device-to-device copy and on the CPU
+# against a hot fill_. Without a CUDA device the CUDA steps skip with their reason.
+gpu-check: setup
+	$(BIN)/python scripts/gpu_check.py -o build/gpu-check
 
 # The site test drives Debian's headless Chromium; install it when missing (root, apt).
 # Where it cannot be installed the test says so and skips.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import platform
 
 ENV_VAR = "KBT_BACKENDS"
 KNOWN = ("cpu", "cuda", "npu")
@@ -44,10 +45,37 @@ def selected() -> tuple[list[str], list[str]]:
     return run or ["cpu"], skipped
 
 
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def describe(backend: str) -> str:
+    """The device behind a backend, named so that a printed figure says where it was made."""
+    import torch
+
+    if backend == "cuda":
+        return f"cuda = {torch.cuda.get_device_name()} (CUDA {torch.version.cuda}, torch {torch.__version__})"
+    if backend == "cpu":
+        return f"cpu = {_cpu_model()}, {torch.get_num_threads()} torch threads (torch {torch.__version__})"
+    return f"{backend} = {backend} device"
+
+
+def describe_backends(run: list[str], skipped: list[str]) -> str:
+    """The lines a notebook prints first: the backends it ran on and the devices behind them,
+    then each backend skipped and why."""
+    lines = [f"backends: {', '.join(run)}"] + [f"  {describe(b)}" for b in run]
+    return "\n".join(lines + [f"skipped backend {reason}" for reason in skipped])
+
+
 def announce() -> list[str]:
-    """Select the backends and print which run and which are skipped and why."""
+    """Select the backends, print which run on which device and which are skipped and why."""
     run, skipped = selected()
-    print(f"backends: {', '.join(run)}")
-    for reason in skipped:
-        print(f"skipped backend {reason}")
+    print(describe_backends(run, skipped))
     return run

@@ -144,20 +144,32 @@ def test_kernel_route_allocates_nothing_that_grows_with_n():
     assert peak < 8 * 1024, peak
 
 
-def test_kernel_route_honours_torch_threads():
+def test_kernel_threads_follow_torch_and_one_thread_uses_no_pool(monkeypatch):
+    """threads=1 (or torch.set_num_threads(1)) runs the loop on the calling thread; more
+    threads go to numba's pool; both bit-exact."""
+    from kb_tools.memory import kernels
+
     rng = np.random.default_rng(11)
-    mask = packed(rng, 100_000)
-    threads = torch.get_num_threads()
+    n = 100_003
+    mask = packed(rng, n)
+    expected = torch.from_numpy(reference(mask, n)).float()
+    for threads in (1, 2):
+        out = torch_with_mask(mask, n, torch.float32)
+        assert torch.equal(expand_inplace(out, route="kernel", threads=threads), expected), threads
+
+    def no_pool(*args):
+        raise AssertionError("the thread pool was used")
+
+    monkeypatch.setattr(kernels, "_expand_range_threads", no_pool)
+    saved = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        out = torch_with_mask(mask, 100_000, torch.float32)
-        expand_inplace(out, route="kernel")
-        import numba
-
-        assert numba.get_num_threads() == 1
+        out = torch_with_mask(mask, n, torch.float32)
+        assert torch.equal(expand_inplace(out, route="kernel"), expected)
     finally:
-        torch.set_num_threads(threads)
-    assert torch.equal(out, torch.from_numpy(reference(mask, 100_000)).float())
+        torch.set_num_threads(saved)
+    with pytest.raises(ValueError, match="threads must be >= 1"):
+        expand_inplace(torch.zeros(64), threads=0)
 
 
 def test_refuses_unknown_route_readonly_and_kernel_for_odd_widths():

@@ -34,6 +34,11 @@ def run(args):
         if bad:
             print(f"kbt notebooks: unknown backend {', '.join(bad)} (known: {', '.join(backends.KNOWN)})", file=sys.stderr)
             return EXIT_USAGE
+        absent = [b for b in chosen if b not in backends.available()]
+        if absent:
+            print(f"kbt notebooks: --backend {', '.join(absent)}: no such device on this machine "
+                  f"(available: {', '.join(backends.available())})", file=sys.stderr)
+            return EXIT_USAGE
     failures = 0
     for source in tqdm(sources, desc="notebooks", unit="nb", file=sys.stderr, disable=None):
         result = execute(source, args.output, chosen, timeout=args.timeout, html=not args.no_html)

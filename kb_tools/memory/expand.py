@@ -193,12 +193,18 @@ def _choose(ops, route: str):
     return cpu, triton
 
 
-def expand_inplace(out, *, tile: int | None = None, bfloat16: bool = False, route: str = "auto"):
+def expand_inplace(out, *, tile: int | None = None, bfloat16: bool = False, route: str = "auto",
+                   threads: int | None = None):
     """Expand the packed mask in ``out``'s first ceil(n/8) bytes into 0/1 of its dtype, high
     to low in waves. ``bfloat16`` marks a numpy uint16 array holding bfloat16 bit patterns;
     ``route`` picks a compiled call per wave (``kernel``), the tiles (``tiles``, whose size
-    ``tile`` sets) or the first that this machine can run (``auto``)."""
+    ``tile`` sets) or the first that this machine can run (``auto``). ``threads`` is the CPU
+    kernel's thread count (default: torch's for a tensor, numba's for an array)."""
     ops = _ops(out, bfloat16)
+    if threads is not None:
+        if threads < 1:
+            raise ValueError(f"threads must be >= 1, got {threads}")
+        ops.threads = threads
     n = ops.flat.shape[0]
     tile = tile or default_tile(ops.width)
     if tile % ALIGN_ELEMENTS:

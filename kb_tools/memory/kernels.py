@@ -30,21 +30,38 @@ from kb_tools.memory.tiling import ceil_div
 INT_VIEW = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
 
 
-@numba.njit(parallel=True, nogil=True, cache=True)
-def _expand_range(mask, out, table, start, end):
-    """out[start:end] = table rows of mask bits start..end-1; start is a multiple of 8."""
+@numba.njit(inline="always")
+def _expand_byte(mask, out, table, byte):
+    v = mask[byte]
+    e0, e1, e2, e3 = table[v, 0], table[v, 1], table[v, 2], table[v, 3]
+    e4, e5, e6, e7 = table[v, 4], table[v, 5], table[v, 6], table[v, 7]
+    o = 8 * byte
+    out[o], out[o + 1], out[o + 2], out[o + 3] = e0, e1, e2, e3
+    out[o + 4], out[o + 5], out[o + 6], out[o + 7] = e4, e5, e6, e7
+
+
+@numba.njit(inline="always")
+def _expand_tail(mask, out, table, end):
     whole = end // 8
-    for byte in numba.prange(start // 8, whole):
-        v = mask[byte]
-        e0, e1, e2, e3 = table[v, 0], table[v, 1], table[v, 2], table[v, 3]
-        e4, e5, e6, e7 = table[v, 4], table[v, 5], table[v, 6], table[v, 7]
-        o = 8 * byte
-        out[o], out[o + 1], out[o + 2], out[o + 3] = e0, e1, e2, e3
-        out[o + 4], out[o + 5], out[o + 6], out[o + 7] = e4, e5, e6, e7
-    if end > 8 * whole:
-        v = mask[whole]
-        for k in range(end - 8 * whole):
-            out[8 * whole + k] = table[v, k]
+    for k in range(end - 8 * whole):
+        out[8 * whole + k] = table[mask[whole], k]
+
+
+@numba.njit(nogil=True, cache=True)
+def _expand_range(mask, out, table, start, end):
+    """out[start:end] = table rows of mask bits start..end-1, on the calling thread; start is
+    a multiple of 8."""
+    for byte in range(start // 8, end // 8):
+        _expand_byte(mask, out, table, byte)
+    _expand_tail(mask, out, table, end)
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _expand_range_threads(mask, out, table, start, end):
+    """The same, the bytes spread over numba's threads."""
+    for byte in numba.prange(start // 8, end // 8):
+        _expand_byte(mask, out, table, byte)
+    _expand_tail(mask, out, table, end)
 
 
 @lru_cache(maxsize=None)
@@ -65,6 +82,9 @@ def expand_wave(words: np.ndarray, table: np.ndarray, start: int, end: int, buff
     mask = words.view(np.uint8)
     if buffered:
         mask = mask[: ceil_div(end, 8)].copy()
+    if threads == 1:
+        _expand_range(mask, words, table, start, end)
+        return
     if threads:
-        numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
-    _expand_range(mask, words, table, start, end)
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    _expand_range_threads(mask, words, table, start, end)
