@@ -9,6 +9,8 @@ from kb_tools.yamlio import line_at
 # A file that breaks the schema everywhere (a megabyte of empty records) would otherwise
 # print a million lines; the first few name what to fix.
 MAX_SCHEMA_ERRORS = 50
+# A value is quoted in its message; a 200 KB string must not make a 200 KB line.
+MAX_MESSAGE = 300
 
 _JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", type(None): "null"}
 
@@ -22,10 +24,17 @@ def _json_type(value) -> str:
 
 
 def _describe(error) -> str:
+    """The error in the file's terms, short enough to read on one line."""
+    text = _explain(error)
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
+
+
+def _explain(error) -> str:
     where = ".".join(str(p) for p in error.absolute_path)
     if error.validator == "additionalProperties":
-        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-        return f"unknown key {', '.join(map(repr, extra))}" + (f" in {where}" if where else "")
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})), key=str)
+        names = ", ".join(map(repr, extra[:5])) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
+        return f"unknown key {names}" + (f" in {where}" if where else "")
     if error.validator == "required":
         return error.message.replace("is a required property", "is required") + (f" in {where}" if where else "")
     message = error.message
@@ -64,7 +73,7 @@ def schema_diagnostics(data, schema: dict, path, code: str, *, line_of=None, ski
             break
         parts = list(error.absolute_path)
         if error.validator == "additionalProperties":
-            extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+            extra = sorted(set(error.instance) - set(error.schema.get("properties", {})), key=str)
             parts = parts + extra[:1]
         line = line_of(parts) if line_of else line_at(data, parts)
         diags.add(Diagnostic(str(path), line, code, _describe(error)))

@@ -135,6 +135,17 @@ def test_spec_nested_too_deeply(tmp_path):
     assert "nested" in result.err
 
 
+def test_spec_long_value_and_many_unknown_keys_stay_one_short_line_each(tmp_path):
+    spec = tmp_path / "long.yaml"
+    spec.write_text("op: " + "x-" * 50_000 + "\n" + SPEC_TAIL.replace("properties: {", "properties: {"
+                    + ", ".join(f"k{i}: 1" for i in range(2000)) + ", "))
+    result = run_kbt("select", spec.name, cwd=tmp_path, root=REPO)
+    assert result.code == 1 and "Traceback" not in result.err
+    assert len(result.err_lines) == 2 and all(len(line) < 400 for line in result.err_lines), result.err_lines
+    assert "and 1995 more" in result.err
+    assert_bounded(result)
+
+
 def test_spec_is_a_fifo(tmp_path):
     os.mkfifo(tmp_path / "pipe.yaml")
     result = run_kbt("select", "pipe.yaml", cwd=tmp_path, root=REPO)
