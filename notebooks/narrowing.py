@@ -35,7 +35,7 @@ INT32_MIN = torch.iinfo(torch.int32).min
 
 values = torch.arange(-128, 128, dtype=torch.int8)
 A8, B8 = (t.reshape(-1) for t in torch.meshgrid(values, values, indexing="ij"))
-assert A8.numel() == 65536
+assert A8.numel() == 65536, "every int8 pair: 256 x 256"
 
 # %% [markdown]
 # ## 1. Per-step against final narrowing, all int8 pairs
@@ -99,7 +99,7 @@ for backend in BACKENDS:
     div_diff = int((integers.evaluate(a, div, torch.int32, torch.int16, True)
                     != integers.evaluate(a, div, torch.int32, torch.int16, False)).sum())
     print(f"[{backend}] int16: ring chain differs on {ring_diff} pairs, division chain on {div_diff} of 500,000")
-    assert ring_diff == 0 and div_diff > 0
+    assert ring_diff == 0 and div_diff > 0, f"ring chain differs on {ring_diff}, division chain on {div_diff}"
 
 # %% [markdown]
 # ## 2. A golden widened to int64 "against overflow"
@@ -121,7 +121,7 @@ for backend in BACKENDS:
     v_follow, v_wide = criteria.binary_equal(dut, follows), criteria.binary_equal(dut, widened)
     print(f"[{backend}] golden following the DUT: {'PASS' if v_follow.passed else 'FAIL'}")
     print(f"[{backend}] golden widened to int64: {'PASS' if v_wide.passed else 'FAIL'} — {v_wide.reasons[0]}")
-    assert v_follow.passed and not v_wide.passed
+    assert v_follow.passed and not v_wide.passed, "the DUT-following golden must pass and the int64 golden fail"
 
 # %% [markdown]
 # ## 3. INT_MIN / −1
@@ -135,14 +135,14 @@ CRASH = ("import torch; a = torch.tensor([-2**31], dtype=torch.int32); "
          "print(torch.div(a, torch.tensor([-1], dtype=torch.int32), rounding_mode='trunc'))")
 child = subprocess.run([sys.executable, "-c", CRASH], capture_output=True, text=True, timeout=120)
 print("child return code:", child.returncode, f"(-SIGFPE is {-signal.SIGFPE})")
-assert child.returncode == -signal.SIGFPE
+assert child.returncode == -signal.SIGFPE, f"INT_MIN / -1 in C ended with {child.returncode}, not SIGFPE"
 
 for backend in BACKENDS:
     a = torch.tensor([INT32_MIN, INT32_MIN + 1, 7, -7], dtype=torch.int32, device=backend)
     minus_one = torch.full_like(a, -1)
     routed = integers.safe_div(a, minus_one)
     print(f"[{backend}] safe_div(a, -1) = {routed.tolist()}")
-    assert routed.tolist() == [INT32_MIN, 2**31 - 1, -7, 7]  # INT_MIN wraps back to INT_MIN, like AccT
+    assert routed.tolist() == [INT32_MIN, 2**31 - 1, -7, 7], routed.tolist()  # INT_MIN wraps back to INT_MIN, like AccT
 
 # %% [markdown]
 # ## 4. Division by zero: CPU against CUDA
@@ -165,7 +165,7 @@ for backend in BACKENDS:
 assert zero_results["cpu"][0] is None, "CPU raises on integer division by zero"
 if "cuda" in zero_results:
     assert zero_results["cuda"][0] is not None, "CUDA returns a value instead of raising"
-assert all(guarded == [0, 0, 0] for _, guarded in zero_results.values())
+assert all(guarded == [0, 0, 0] for _, guarded in zero_results.values()), f"guarded division by zero: {zero_results}"
 
 # %% [markdown]
 # ## 5. A third-party leg that forgets to narrow
@@ -185,5 +185,5 @@ for backend in BACKENDS:
     v_leak, v_fixed = criteria.binary_equal(dut, leaky), criteria.binary_equal(dut, fixed)
     print(f"[{backend}] forgetful leg returns {leaky.dtype}: {'PASS' if v_leak.passed else 'FAIL'} — {v_leak.reasons[0]}")
     print(f"[{backend}] narrowed leg returns {fixed.dtype}: {'PASS' if v_fixed.passed else 'FAIL'}")
-    assert leaky.dtype != torch.int8 and torch.iinfo(leaky.dtype).bits > 8
-    assert fixed.dtype == torch.int8 and v_fixed.passed and not v_leak.passed
+    assert leaky.dtype != torch.int8 and torch.iinfo(leaky.dtype).bits > 8, f"the forgetful leg returned {leaky.dtype}"
+    assert fixed.dtype == torch.int8 and v_fixed.passed and not v_leak.passed, "only the narrowed leg may pass"

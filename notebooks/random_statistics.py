@@ -37,7 +37,7 @@ CONFIDENCE, ALPHA = 0.99, 0.01
 DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.int64, torch.bool]
 PROBS = [0.1, 0.5, 0.9]
 CASES = [(dt, p) for dt in DTYPES for p in PROBS]
-assert len(CASES) == 15
+assert len(CASES) == 15, "five dtypes x three probabilities"
 
 
 def checksum(t):
@@ -57,9 +57,9 @@ for device in BACKENDS:
         return checksum(torch.empty(4096, 256, device=device).bernoulli_(0.3, generator=g))
 
     base = aliased(1234, 8)
-    assert base == aliased(1234, 8)
-    assert base != aliased(1235, 8) and base != aliased(1234, 12)
-    assert native(1234) == native(1234) and native(1234) != native(1235)
+    assert base == aliased(1234, 8), "same seed and offset, different draws"
+    assert base != aliased(1235, 8) and base != aliased(1234, 12), "another seed or offset gave the same draws"
+    assert native(1234) == native(1234) and native(1234) != native(1235), "torch generator not reproducible by seed"
     print(f"{device}: aliased seed 1234 offset 8 -> {base}; seed 1235 -> {aliased(1235, 8)}; offset 12 -> {aliased(1234, 12)}")
 
 try:
@@ -78,7 +78,7 @@ def run_cases(draw):
     for i, (dtype, p) in enumerate(CASES):
         out = draw(dtype, p, i)
         values = out.to(torch.float64)
-        assert set(values.unique().tolist()) <= {0.0, 1.0}
+        assert set(values.unique().tolist()) <= {0.0, 1.0}, f"{dtype}, p={p}: values other than 0 and 1"
         tests.append(proportion_test(int(values.sum().item()), out.numel(), p, CONFIDENCE))
     adjusted, rejected = holm([t.p_value for t in tests], ALPHA)
     return tests, adjusted, rejected
@@ -101,7 +101,7 @@ for device in BACKENDS:
 
     def aliased(dtype, p, i, device=device):
         out = torch.empty(N, dtype=dtype, device=device)
-        assert choose_path(out, p) == "alias"
+        assert choose_path(out, p) == "alias", f"{dtype}, p={p} did not take the aliased path"
         return bernoulli_(out, p, seed=2000 + i, offset=4 * i)
 
     for name, draw in (("Tensor.bernoulli_", native), ("aliased path", aliased)):
