@@ -24,7 +24,8 @@ SPEC_SCHEMA = {
     "required": ["op", "topologies", "properties", "criteria"],
     "properties": {
         "op": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_]*$"},
-        "class_id": {"type": "string", "minLength": 1},
+        # "." or a relative folder under build/<op>/: no "..", no absolute path, nothing hidden
+        "class_id": {"type": "string", "pattern": r"^(\.|[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*)$"},
         "description": {"type": "string"},
         "topologies": {"type": "array", "uniqueItems": True, "items": {"enum": list(V.TOPOLOGIES)}},
         "properties": {

@@ -66,6 +66,8 @@ SPECS = [
     ("spec-unknown-criterion", spec_with("float16: close", "float16: roughly"), 1, "SP020"),
     ("spec-duplicate-key", spec_with("op: add", "op: add\nop: sub"), 1, "SP011"),
     ("spec-not-mapping", "- op: add\n", 1, "SP012"),
+    ("spec-class-id-leaves-build", spec_with('class_id: "."', "class_id: ../../elsewhere"), 1, "SP020"),
+    ("spec-class-id-absolute", spec_with('class_id: "."', "class_id: /etc"), 1, "SP020"),
     ("spec-number-and-text-keys", spec_with("op: add", "op: add\n1: x\nzz: y"), 1, "SP020"),
     ("spec-missing-properties", "op: add\ntopologies: [elementwise]\ncriteria: {}\n", 1, "SP020"),
 ]
