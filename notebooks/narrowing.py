@@ -24,7 +24,9 @@ import subprocess
 import sys
 
 import matplotlib.pyplot as plt
+import pandas as pd
 import torch
+from IPython.display import display
 
 from kb_tools import backends
 from kb_tools.numerics import criteria, integers, promote
@@ -61,7 +63,8 @@ for backend in BACKENDS:
         per_step = integers.evaluate(a, steps, torch.int32, torch.int8, per_step=True)
         final = integers.evaluate(a, steps, torch.int32, torch.int8, per_step=False)
         disagree[backend, name] = per_step != final
-        print(f"[{backend}] {name:18s} pairs where per-step != final: {int(disagree[backend, name].sum()):6d} of 65536")
+display(pd.DataFrame({backend: {name: int(disagree[backend, name].sum()) for name in CHAINS} for backend in BACKENDS})
+        .rename_axis("int8 pairs (of 65536) where per-step != final narrowing"))
 
 for backend in BACKENDS:
     for name in CHAINS:
