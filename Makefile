@@ -22,6 +22,11 @@ $(STAMP): pyproject.toml
 run: setup
 	$(BIN)/kbt build ops -o build
 	$(BIN)/kbt notebooks -o build/notebooks
+	@# one executed design-review notebook per catalog operator; exit 1 (a check did not pass, e.g.
+	@# no wrapper: in the spec) is the review's content, 2 (it could not run) stops the build
+	@for spec in ops/*.yaml; do \
+	  $(BIN)/kbt review $$spec --format notebook --execute -o build/notebooks/reviews/$$(basename $$spec .yaml).ipynb; \
+	  status=$$?; [ $$status -le 1 ] || exit $$status; done
 	$(BIN)/kbt site -o build/site --notebooks build/notebooks
 
 test: setup browser

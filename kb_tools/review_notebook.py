@@ -113,6 +113,18 @@ def build_notebook(plan: ReviewPlan, where: Path):
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["jupytext"] = {"formats": "ipynb,py:percent"}
+    nb.metadata["opkb"] = {"op": spec.op, "link_base": plan.link_base}
+    return nb
+
+
+def relink(nb, link_base: str):
+    """Point the review's page links at ``link_base`` (the site moves a review next to its pages)."""
+    old = nb.metadata.get("opkb", {}).get("link_base")
+    if old and old != link_base:
+        for cell in nb.cells:
+            if cell.cell_type == "markdown":
+                cell.source = cell.source.replace(f"]({old}", f"]({link_base}")
+    nb.metadata.setdefault("opkb", {})["link_base"] = link_base
     return nb
 
 

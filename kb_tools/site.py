@@ -145,6 +145,21 @@ def _notebook_title(source: Path) -> str:
     return source.stem
 
 
+def _executed_review(executed_dir: Path | None, op: str, src: Path) -> str:
+    """The executed review notebook ``make run`` wrote for ``op``, copied beside its Markdown
+    review with its page links re-pointed; the Markdown gains a link to it (nothing if none)."""
+    executed = executed_dir / "reviews" / f"{op}.ipynb" if executed_dir else None
+    if not (executed and executed.is_file()):
+        return ""
+    import nbformat
+
+    from kb_tools.review_notebook import relink
+
+    nbformat.write(relink(nbformat.read(executed, as_version=4), "../kb/"), src / "operators" / f"{op}-review.ipynb")
+    return (f"\n## The review, executed\n\n[The review notebook]({op}-review.ipynb) ran these checks live "
+            f"(`kbt review ops/{op}.yaml --format notebook --execute`).\n\n```{{toctree}}\n:hidden:\n\n{op}-review\n```\n")
+
+
 def _index(kb: KnowledgeBase, specs: list[OpSpec], titles: dict[str, str]) -> str:
     """The first screen: the three jobs, the notebooks in reading order, the operators."""
     counts = {kind: sum(p.kind == kind for p in kb.pages.values()) for kind, *_ in _GROUPS}
@@ -200,8 +215,11 @@ def write_sources(root: Path, kb: KnowledgeBase, src: Path, executed_dir: Path |
         titles[name] = _notebook_title(sources[name])
     (src / "operators").mkdir()
     for spec in specs:
-        inputs = review_inputs(kb, spec, selections[spec.op], None, root, link_base="../kb/")
-        (src / "operators" / f"{spec.op}.md").write_text(render_review(inputs))
+        # the worked example (examples/<op>/) is the operator's delivery where there is one: its claims show
+        example = root / "examples" / spec.op
+        delivery, usage = (example, example / "KB_USAGE.json") if example.is_dir() else (root, None)
+        inputs = review_inputs(kb, spec, selections[spec.op], usage, delivery, link_base="../kb/")
+        (src / "operators" / f"{spec.op}.md").write_text(render_review(inputs) + _executed_review(executed_dir, spec.op, src))
     for kind, group, heading, what in _GROUPS:
         (src / f"{group}.md").write_text(_group_page(kb, kind, heading, what))
     (src / "notebooks.md").write_text(_notebooks_page(titles))
