@@ -127,49 +127,81 @@ def test_kernel_many_waves_and_unaligned_end(width_dtype):
 
 
 def test_kernel_route_allocates_nothing_that_grows_with_n():
-    """The compiled route's only buffers are the 256x8 table (built once per dtype, before the
-    trace here) and the <= 32-byte prefix copy; a copy of the mask (n/8 bytes, 256 KiB here)
-    or a tile's int64 index (16 KiB+) would show in the traced peak."""
-    n = 1 << 21
-    rng = np.random.default_rng(10)
-    out = np.zeros(n, dtype=np.float64)
-    mask = packed(rng, n)
-    expand_inplace(out, route="kernel")  # compiled or loaded from the cache outside the trace
-    out.view(np.uint8)[: mask.size] = mask
-    tracemalloc.start()
-    expand_inplace(out, route="kernel")
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    assert np.array_equal(out, reference(mask, n).astype(np.float64))
-    assert peak < 8 * 1024, peak
+    """The compiled route's only buffers are the 256x8 table (built once per dtype), the
+    <= 32-byte prefix copy and the pool's bookkeeping: the traced peak is the same for n and
+    8n, where a copy of the mask would add 7n/8 bytes and a tile's index 14 KiB per tile."""
+    peaks = {}
+    for n in (1 << 20, 1 << 23):
+        rng = np.random.default_rng(10)
+        out = np.zeros(n, dtype=np.float64)
+        mask = packed(rng, n)
+        expand_inplace(out, route="kernel")  # compiled or loaded, pool started, outside the trace
+        out.view(np.uint8)[: mask.size] = mask
+        tracemalloc.start()
+        expand_inplace(out, route="kernel")
+        peaks[n] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert np.array_equal(out, reference(mask, n).astype(np.float64))
+    assert peaks[1 << 23] <= peaks[1 << 20] + 4096 and peaks[1 << 23] < 64 * 1024, peaks
 
 
 def test_kernel_threads_follow_torch_and_one_thread_uses_no_pool(monkeypatch):
     """threads=1 (or torch.set_num_threads(1)) runs the loop on the calling thread; more
-    threads go to numba's pool; both bit-exact."""
+    threads share a large wave through the pool; both bit-exact."""
     from kb_tools.memory import kernels
 
     rng = np.random.default_rng(11)
-    n = 100_003
+    n = (1 << 20) + 3  # the top wave holds > POOL_MIN_BYTES mask bytes
     mask = packed(rng, n)
     expected = torch.from_numpy(reference(mask, n)).float()
-    for threads in (1, 2):
+    used = []
+    real_pool = kernels._pool
+    monkeypatch.setattr(kernels, "_pool", lambda threads: used.append(threads) or real_pool(threads))
+    for threads in (1, 2, 3):
         out = torch_with_mask(mask, n, torch.float32)
         assert torch.equal(expand_inplace(out, route="kernel", threads=threads), expected), threads
-
-    def no_pool(*args):
-        raise AssertionError("the thread pool was used")
-
-    monkeypatch.setattr(kernels, "_expand_range_threads", no_pool)
+    assert set(used) == {2, 3}
     saved = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
+        used.clear()
         out = torch_with_mask(mask, n, torch.float32)
         assert torch.equal(expand_inplace(out, route="kernel"), expected)
+        assert used == []
     finally:
         torch.set_num_threads(saved)
     with pytest.raises(ValueError, match="threads must be >= 1"):
         expand_inplace(torch.zeros(64), threads=0)
+
+
+def test_chunks_cover_the_wave_and_start_on_bytes():
+    from kb_tools.memory.kernels import chunks
+
+    for start, end, parts in [(256, 1_000_003, 8), (0, 8, 4), (512, 520, 3), (2048, 1 << 20, 16)]:
+        pieces = chunks(start, end, parts)
+        assert pieces[0][0] == start and pieces[-1][1] == end and len(pieces) <= parts
+        assert all(a % 8 == 0 and a < b for a, b in pieces)
+        assert all(pieces[i][1] == pieces[i + 1][0] for i in range(len(pieces) - 1))
+
+
+def _expand_in_child(n):
+    rng = np.random.default_rng(12)
+    mask = packed(rng, n)
+    out = np.zeros(n, dtype=np.int32)
+    out.view(np.uint8)[: mask.size] = mask
+    expand_inplace(out, route="kernel", threads=2)
+    return bool(np.array_equal(out, reference(mask, n).astype(np.int32)))
+
+
+def test_kernel_pool_works_in_a_forked_child():
+    """The parent's pool threads do not exist in a forked child: the child makes its own
+    instead of waiting on threads that will never run."""
+    import multiprocessing
+
+    n = 1 << 21
+    assert _expand_in_child(n)  # the parent's pool now has live threads
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply_async(_expand_in_child, (n,)).get(timeout=120)
 
 
 def test_refuses_unknown_route_readonly_and_kernel_for_odd_widths():
