@@ -37,6 +37,14 @@ class _TooDeep(Exception):
         self.pos = pos
 
 
+class _Constant(Exception):
+    """NaN or Infinity: Python's JSON reader takes them, JSON (and every other reader) does not."""
+
+
+def _refuse_constant(name: str):
+    raise _Constant(name)
+
+
 class _Lines:
     """Line numbers of offsets in one text, each in time bounded by a block, not the text:
     counting from the start for every key made a megabyte of keys take half a minute."""
@@ -57,7 +65,7 @@ class _LineDecoder(json.JSONDecoder):
     """The pure-Python scanner with object/array hooks that record where each one starts."""
 
     def __init__(self, text: str, line_of: _Lines):
-        super().__init__()
+        super().__init__(parse_constant=_refuse_constant)
         depth = 0
 
         def nested(parse, s_and_end, *args):
@@ -115,6 +123,10 @@ def load_json(path: Path, *, code_prefix: str = "JS"):
         raise KbError(Diagnostic(str(path), line_of(dup.pos), f"{code_prefix}011", f"duplicate JSON key {dup.key!r}"), EXIT_USAGE) from None
     except _TooDeep as deep:
         raise KbError(Diagnostic(str(path), line_of(deep.pos), f"{code_prefix}013", f"JSON nested more than {MAX_NESTING} levels deep"), EXIT_USAGE) from None
+    except _Constant as const:
+        name = str(const)
+        raise KbError(Diagnostic(str(path), line_of(max(text.find(name), 0)), f"{code_prefix}014",
+                                 f"{name} is not JSON; write a number or null"), EXIT_USAGE) from None
     except json.JSONDecodeError as exc:
         raise KbError(Diagnostic(str(path), exc.lineno, f"{code_prefix}012", f"invalid JSON: {exc.msg} (column {exc.colno})"), EXIT_USAGE) from None
 
@@ -126,7 +138,10 @@ def dumps(data) -> str:
     at C speed; the standard encoder drops to pure Python as soon as it indents, which made
     writing selections dominate ``kbt build`` on large catalogs.
     """
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
+    try:
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
+    except orjson.JSONEncodeError:  # an integer past 64 bits that a person kept in their file
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -188,9 +188,9 @@ def render_html(markdown: str, title: str) -> str:
 def review_inputs(kb: KnowledgeBase, spec: OpSpec, selection: Selection, usage_path: Path | None,
                   source_root: Path, link_base: str = "", link_ext: str = ".md") -> ReviewInputs:
     """Gather the usage claims and the wrapper audit for one operator."""
-    from kb_tools.jsonio import load_json
+    from kb_tools.usage_shape import load_usage
 
-    usage = load_json(usage_path, code_prefix="US") if usage_path and Path(usage_path).is_file() else None
+    usage = load_usage(usage_path) if usage_path and Path(usage_path).is_file() else None
     audit, note = None, "The spec names no wrapper file (`wrapper:` in the spec), so the static invariants were not audited."
     if spec.wrapper:
         path = Path(source_root) / spec.wrapper

@@ -18,6 +18,7 @@ from kb_tools.pages import KnowledgeBase
 from kb_tools.schema_check import schema_diagnostics
 from kb_tools.selection import SELECTION_FILENAME, Selection
 from kb_tools.textfile import MAX_TEXT_BYTES
+from kb_tools.usage_shape import load_usage
 
 USAGE_FILENAME = "KB_USAGE.json"
 
@@ -91,10 +92,8 @@ def write_usage(selection: Selection, out_dir: Path) -> tuple[Path, MergeReport]
     """Write or merge ``out_dir/KB_USAGE.json``. An existing file that cannot be read, or
     that belongs to another operator, is left untouched and reported (exit 2)."""
     path = Path(out_dir) / USAGE_FILENAME
-    existing = load_json(path, code_prefix="US") if path.exists() else None
+    existing = load_usage(path) if path.exists() else None
     if existing is not None:
-        if not isinstance(existing, dict):
-            raise KbError(Diagnostic(str(path), 1, "US020", "existing KB_USAGE.json is not a JSON object; left untouched"), EXIT_USAGE)
         spec = selection.spec
         for key, want in (("op", spec.op), ("class_id", spec.class_id)):
             if key in existing and existing[key] != want:
@@ -146,6 +145,8 @@ def check_usage(usage_path: Path, kb: KnowledgeBase, source_root: Path) -> list[
     covered = set()
     for record in _records(doc):
         reference = record.get("reference")
+        if not isinstance(reference, str):  # the schema says what it should be
+            continue
         if reference not in selected:
             diags.append(Diagnostic(shown, record.line_of("reference"), "US042", f"reference {reference!r} is not in KB_SELECTION.json"))
             continue

@@ -158,7 +158,28 @@ USAGE = [
     ("usage-binary", b"\x00\x00\x00", 2, "US005"),
     ("usage-invariants-not-list", '{"schema_version": 3, "op": "cat", "class_id": ".", "invariants": {}}', 1, "US030"),
     ("usage-wrong-version", '{"schema_version": 2, "op": "cat", "class_id": ".", "invariants": []}', 1, "US030"),
+    ("usage-nan", '{"schema_version": NaN, "op": "cat", "class_id": ".", "invariants": []}', 2, "US014"),
+    ("usage-reference-a-list", '{"schema_version": 3, "op": "cat", "class_id": ".", "invariants": [{"reference": ["x"]}]}', 1, "US030"),
 ]
+
+# Records that are not records: the merge (`kbt usage`) and the review refuse them line by
+# line and leave the file as it was. (field path, value)
+MALFORMED_RECORDS = [
+    ("invariants", 5),
+    ("stale", 5),
+    ("invariants.0", [1]),
+    ("invariants.0.reference", ["a"]),
+    ("invariants.0.invariant_id", {"a": 1}),
+    ("invariants.0.implementation", 7),
+    ("invariants.0.implementation.status", ["implemented"]),
+]
+
+
+def _set(doc, dotted, value):
+    *parents, last = dotted.split(".")
+    for part in parents:
+        doc = doc[int(part)] if part.isdigit() else doc[part]
+    doc[int(last) if last.isdigit() else last] = value
 
 
 @pytest.mark.parametrize("case,content,exit_code,code", USAGE, ids=[u[0] for u in USAGE])
@@ -169,6 +190,43 @@ def test_bad_usage_file(kbt, usage_dir, case, content, exit_code, code):
     assert result.code == exit_code, result.err
     assert "Traceback" not in result.err
     assert any(f" {code} " in line and "KB_USAGE.json" in line for line in result.err.splitlines()), result.err
+
+
+@pytest.mark.parametrize("field,value", MALFORMED_RECORDS, ids=[m[0] for m in MALFORMED_RECORDS])
+def test_merge_and_review_refuse_records_that_are_not_records(kbt, usage_dir, field, value):
+    path = usage_dir / "KB_USAGE.json"
+    doc = json.loads(path.read_text())
+    _set(doc, field, value)
+    path.write_text(json.dumps(doc, indent=2))
+    before = path.read_bytes()
+    for argv in (("usage", REPO / "ops" / "cat.yaml", "-o", usage_dir),
+                 ("review", REPO / "ops" / "cat.yaml", "--usage", path)):
+        result = kbt(*argv)
+        assert result.code == 2 and "Traceback" not in result.err, result.err
+        (line,) = result.err.strip().splitlines()
+        assert line.startswith(f"{path}:") and " US022 " in line and field in line, line
+        assert path.read_bytes() == before
+    checked = kbt("check-usage", path)
+    assert checked.code in (1, 2) and "Traceback" not in checked.err
+
+
+def test_merge_keeps_an_integer_past_64_bits(kbt, usage_dir):
+    path = usage_dir / "KB_USAGE.json"
+    doc = json.loads(path.read_text())
+    doc["note"] = 10**30
+    path.write_text(json.dumps(doc, indent=2))
+    assert kbt("usage", REPO / "ops" / "cat.yaml", "-o", usage_dir).code == 0
+    assert json.loads(path.read_text())["note"] == 10**30
+
+
+def test_verify_with_a_wrapper_that_is_not_text(kbt, usage_dir):
+    path = usage_dir / "KB_SELECTION.json"
+    sel = json.loads(path.read_text())
+    sel["wrapper"] = {"file": "x.py"}
+    path.write_text(json.dumps(sel, indent=2))
+    result = kbt("verify", usage_dir)
+    assert result.code == 1 and "Traceback" not in result.err
+    assert any("KB_SELECTION.json" in line and "wrapper" in line and " SE020 " in line for line in result.err.splitlines())
 
 
 def test_usage_status_verified_and_missing_justification(kbt, usage_dir):

@@ -24,7 +24,7 @@ def verify(out_dir: Path, kb: KnowledgeBase, source_root: Path) -> tuple[list[Di
     selection_path = Path(out_dir) / SELECTION_FILENAME
     sel = load_json(selection_path, code_prefix="SE")
     wrapper = sel.get("wrapper") if isinstance(sel, dict) else None
-    if not wrapper:
+    if not wrapper or not isinstance(wrapper, str):  # a wrong type is the selection schema's finding
         diags.append(Diagnostic(str(selection_path), sel.line_of("op") if hasattr(sel, "line_of") else None, "VF001",
                                 _no_wrapper_message(sel.get("op") if isinstance(sel, dict) else None, out_dir)))
         return sorted(set(diags)), None
