@@ -164,3 +164,12 @@ def test_site_refuses_a_file_as_output(kbt, tmp_path):
     target.write_text("mine")
     result = kbt("site", "-o", target)
     assert result.code == 2 and "ST001" in result.err and target.read_text() == "mine"
+
+
+def test_unexecuted_notebooks_build_without_warnings(tmp_path, capfd):
+    """Without executed notebooks the site shows their sources, and Sphinx has nothing to warn about."""
+    capfd.readouterr()
+    assert build_site(REPO, load_kb(REPO), tmp_path / "site", None, REPO / "ops") == 0
+    err = capfd.readouterr().err
+    assert "WARNING" not in err, err[:2000]
+    assert "has not been executed" in (tmp_path / "site" / "notebooks" / "promote.html").read_text()
