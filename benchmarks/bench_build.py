@@ -1,6 +1,9 @@
 """`kbt build` over a synthetic catalog (1,000 specs, 300 pages) against parsing those pages
 once, measured in the same run. Selection and usage writing should cost a small multiple of
-parsing the KB, not more.
+parsing the KB, not more. The parse is a real one (cache off); the build is the command as a
+user runs it again after the first time, with the parsed KB in its content-keyed cache.
+Wall and CPU time are both printed: on a machine whose disk others keep busy, the CPU ratio
+says what the code costs and the wall ratio what the user waited.
 
     python benchmarks/bench_build.py [--specs 1000] [--pages 300]
 """
@@ -8,6 +11,9 @@ parsing the KB, not more.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import os
 import random
 import shutil
 import tempfile
@@ -17,13 +23,15 @@ from pathlib import Path
 import yaml
 
 from kb_tools import vocabulary as V
-from kb_tools.build import build_catalog
+from kb_tools.cli import _skip_slow_optional_imports
+from kb_tools.cli import main as main_cli
 from kb_tools.pages import load_kb
 from kb_tools.selection import select
 from kb_tools.specs import load_spec, spec_files
 from kb_tools.usage import merge_usage
 
 ROOT = Path(__file__).resolve().parents[1]
+LIMIT = 3.0  # the issue's bound on kbt build / parse
 
 
 def synthetic_kb(dest: Path, n_pages: int, rng: random.Random) -> None:
@@ -59,34 +67,44 @@ def synthetic_specs(dest: Path, n_specs: int, rng: random.Random) -> None:
         (dest / f"op{i:04d}.yaml").write_text("\n".join(lines) + "\n")
 
 
+def timed(fn):
+    """(result, wall seconds, CPU seconds of this process): the CPU time leaves out waiting
+    for a disk that other work on the machine keeps busy."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = fn()
+    return result, time.perf_counter() - wall, time.process_time() - cpu
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--specs", type=int, default=1000)
     parser.add_argument("--pages", type=int, default=300)
     args = parser.parse_args()
     rng = random.Random(0)
+    _skip_slow_optional_imports()  # as `kbt` does
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         synthetic_kb(tmp, args.pages, rng)
         synthetic_specs(tmp / "ops", args.specs, rng)
-        start = time.perf_counter()
-        kb = load_kb(tmp)
-        t_parse = time.perf_counter() - start
+        os.environ["OPKB_CACHE_DIR"] = str(tmp / "cache")
+        load_kb(ROOT)  # imports (YAML, jsonschema) paid here, outside both timings
+        os.environ["OPKB_CACHE_DIR"] = ""  # parsing once means parsing: no cache
+        kb, t_parse, c_parse = timed(lambda: load_kb(tmp))
         assert not kb.diagnostics, kb.diagnostics[:3]
+        os.environ["OPKB_CACHE_DIR"] = str(tmp / "cache")
+        load_kb(tmp)  # the page cache as every build after the first finds it
         specs = [load_spec(p) for p in spec_files(tmp / "ops")]
-        start = time.perf_counter()
-        for spec in specs:
-            merge_usage(select(kb, spec), None)
-        t_route = time.perf_counter() - start
-        start = time.perf_counter()
-        rows, diags = build_catalog(kb, tmp / "ops", tmp / "build")
-        t_build = time.perf_counter() - start
-        assert not diags and len(rows) == args.specs, diags[:3]
-    print(f"parse {len(kb.pages)} pages once:            {t_parse:7.2f} s")
-    print(f"build {args.specs} specs (select + usage):  {t_build:7.2f} s  ({t_build / args.specs * 1000:.2f} ms per spec)")
-    print(f"route {args.specs} specs in memory (select + usage skeleton, no files): {t_route:7.2f} s")
-    print(f"ratio routing / parse: {t_route / t_parse:.2f}x")
-    print(f"ratio build / parse:   {t_build / t_parse:.2f}x  (the rest is reading specs and writing {2 * args.specs} files)")
+        _, t_route, c_route = timed(lambda: [merge_usage(select(kb, spec), None) for spec in specs])
+        argv = ["--kb-root", str(tmp), "build", str(tmp / "ops"), "-o", str(tmp / "build")]
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            code, t_build, c_build = timed(lambda: main_cli(argv))
+        assert code == 0 and len(list((tmp / "build").glob("*/KB_USAGE.json"))) == args.specs
+    print(f"parse {len(kb.pages)} pages once (no cache):        wall {t_parse:6.2f} s  cpu {c_parse:6.2f} s")
+    print(f"kbt build {args.specs} specs (KB cache warm):     wall {t_build:6.2f} s  cpu {c_build:6.2f} s  "
+          f"({t_build / args.specs * 1000:.2f} ms per spec; reads {args.specs} specs, writes {2 * args.specs} files)")
+    print(f"route {args.specs} specs in memory (no files):     wall {t_route:6.2f} s  cpu {c_route:6.2f} s")
+    print(f"ratio routing / parse:   wall {t_route / t_parse:5.2f}x  cpu {c_route / c_parse:5.2f}x")
+    print(f"ratio kbt build / parse: wall {t_build / t_parse:5.2f}x  cpu {c_build / c_parse:5.2f}x  (bound: {LIMIT:g}x)")
 
 
 if __name__ == "__main__":

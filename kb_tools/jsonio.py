@@ -6,7 +6,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import secrets
 from json.decoder import JSONArray, JSONObject
 from itertools import accumulate
 from json.scanner import py_make_scanner
@@ -16,7 +15,6 @@ import orjson
 
 from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError, fail
 from kb_tools.textfile import read_text
-from kb_tools.yamlio import MAX_NESTING, LineDict, LineList
 
 
 # A filled KB_USAGE.json of 69 records is 30 KB. The pure-Python scanner that keeps lines
@@ -65,6 +63,8 @@ class _LineDecoder(json.JSONDecoder):
     """The pure-Python scanner with object/array hooks that record where each one starts."""
 
     def __init__(self, text: str, line_of: _Lines):
+        from kb_tools.yamlio import MAX_NESTING, LineDict, LineList  # on use: writing JSON needs no YAML
+
         super().__init__(parse_constant=_refuse_constant)
         depth = 0
 
@@ -113,6 +113,8 @@ class _LineDecoder(json.JSONDecoder):
 
 def load_json(path: Path, *, code_prefix: str = "JS"):
     """Load a JSON file strictly. Unreadable or malformed input raises KbError (exit 2)."""
+    from kb_tools.yamlio import MAX_NESTING
+
     text = read_text(path, code_prefix=code_prefix, limit=MAX_JSON_BYTES)
     if not text.strip():
         raise KbError(Diagnostic(str(path), None, f"{code_prefix}010", "empty file, expected a JSON object"), EXIT_USAGE)
@@ -181,7 +183,7 @@ def write_atomic(path: Path, text: str) -> None:
 def _create_temporary(path: Path) -> tuple[int, str]:
     """A new file beside ``path`` opened for writing, mode 0666 less the umask."""
     for _ in range(100):
-        tmp = str(path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp")
+        tmp = str(path.parent / f".{path.name}.{os.urandom(4).hex()}.tmp")
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
         except FileExistsError:

@@ -133,3 +133,45 @@ def prune(kind: str, suffix: str, keep: Path) -> None:
                 old.unlink(missing_ok=True)
     except OSError:
         pass
+
+
+class Memo:
+    """A small map from content keys to JSON values, read once per process and written back
+    once at exit with the newest ``max_items`` entries: for many small results (a validated
+    document, a parsed spec) where a file per result would cost more than the result."""
+
+    def __init__(self, kind: str, max_items: int):
+        self.kind, self.max_items = kind, max_items
+        self._stored: dict | None = None
+        self._added: dict = {}
+
+    def _entries(self) -> dict:
+        if self._stored is None:
+            import json
+
+            raw = read_entry(self.kind, "memo")
+            try:
+                doc = json.loads(raw) if raw else {}
+            except ValueError:  # damaged: start again
+                doc = {}
+            self._stored = doc if isinstance(doc, dict) else {}
+        return self._stored
+
+    def get(self, key: str):
+        return self._added[key] if key in self._added else self._entries().get(key)
+
+    def put(self, key: str, value) -> None:
+        if not self._added:
+            import atexit
+
+            atexit.register(self.save)
+        self._added[key] = value
+
+    def save(self) -> None:
+        import json
+
+        if self._added:
+            merged = {**self._entries(), **self._added}
+            kept = dict(list(merged.items())[-self.max_items:])
+            write_entry(self.kind, "memo", json.dumps(kept, ensure_ascii=False).encode())
+            self._stored, self._added = kept, {}

@@ -11,9 +11,7 @@ from pathlib import Path
 
 from kb_tools import vocabulary as V
 from kb_tools.diagnostics import Diagnostic, KbErrors
-from kb_tools.schema_check import schema_diagnostics
 from kb_tools.textfile import read_text
-from kb_tools.yamlio import load_yaml
 
 _DTYPE_NAMES = sorted(set(V.DTYPES) | set(V.DTYPE_ALIASES))
 
@@ -116,8 +114,16 @@ def _canon_list(values):
 
 
 def load_spec(path: Path) -> OpSpec:
+    from kb_tools import specmemo  # an unchanged spec is not parsed or validated again
+
     path = Path(path)
     text = read_text(path, code_prefix="SP")
+    known = specmemo.get(text, path)
+    if known is not None:
+        return known
+    from kb_tools.schema_check import schema_diagnostics
+    from kb_tools.yamlio import load_yaml
+
     if not text.strip():
         raise KbErrors([Diagnostic(str(path), None, "SP010", "empty spec: expected op, topologies, properties and criteria")])
     data = load_yaml(text, path, code="SP011")
@@ -139,7 +145,7 @@ def load_spec(path: Path) -> OpSpec:
                 diags.append(Diagnostic(str(path), table.line_of(key), "SP021", f"{name} names {key!r}, which is not in properties.dtypes"))
     if diags:
         raise KbErrors(diags)
-    return OpSpec(
+    spec = OpSpec(
         op=data["op"],
         class_id=data.get("class_id", "."),
         topologies=tuple(data["topologies"]),
@@ -153,6 +159,8 @@ def load_spec(path: Path) -> OpSpec:
         tensors=data.get("tensors"),
         dtype_lines={dtype: data["properties"]["dtypes"].line_of(i) for i, dtype in enumerate(props["dtypes"])},
     )
+    specmemo.put(text, spec)
+    return spec
 
 
 def spec_files(ops_dir: Path) -> list[Path]:

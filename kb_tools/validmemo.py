@@ -10,17 +10,13 @@ hashes only: a damaged memo file is ignored, and the worst it can do is cost a v
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import json
 
 from kb_tools import kbcache
 
-KIND, NAME = "valid", "memo"
-MAX_KEYS = 2048  # the most recent are kept
-_known: list[str] | None = None  # read from the cache once per process
-_known_set: set[str] = set()
-_added: list[str] = []
+MEMO = kbcache.Memo("valid", max_items=4096)
+_schema_digests: dict[int, tuple[dict, bytes]] = {}  # id -> (the schema, kept alive; its digest)
 
 
 def _plain_json(data) -> bool:
@@ -42,37 +38,27 @@ def key(schema: dict, data) -> str | None:
     """The memo key of validating ``data`` against ``schema``; None when it cannot have one."""
     if not _plain_json(data):
         return None
-    digest = hashlib.sha256(kbcache.code_digest("schema_check.py", "validmemo.py"))
-    digest.update(json.dumps(schema, sort_keys=True).encode())
-    digest.update(b"\x00" + json.dumps(data, sort_keys=True, ensure_ascii=False).encode())
+    digest = hashlib.sha256(_schema_digest(schema))
+    digest.update(json.dumps(data, sort_keys=True, ensure_ascii=False).encode())
     return digest.hexdigest()
 
 
-def _load() -> list[str]:
-    global _known, _known_set
-    if _known is None:
-        raw = kbcache.read_entry(KIND, NAME)
-        try:
-            doc = json.loads(raw) if raw else []
-        except ValueError:
-            doc = []
-        _known = [k for k in doc if isinstance(k, str)] if isinstance(doc, list) else []
-        _known_set = set(_known)
-    return _known
+def _schema_digest(schema: dict) -> bytes:
+    """The digest of a schema and the validating code, computed once per schema object
+    (schemas are module constants; a catalog build validates a thousand specs with one)."""
+    held = _schema_digests.get(id(schema))
+    if held is None or held[0] is not schema:
+        if len(_schema_digests) > 64:  # schemas built afresh per call: do not hold them all
+            _schema_digests.clear()
+        digest = hashlib.sha256(kbcache.code_digest("schema_check.py", "validmemo.py"))
+        digest.update(json.dumps(schema, sort_keys=True).encode() + b"\x00")
+        held = _schema_digests[id(schema)] = (schema, digest.digest())
+    return held[1]
 
 
 def known(memo_key: str) -> bool:
-    _load()
-    return memo_key in _known_set or memo_key in _added
+    return MEMO.get(memo_key) is True
 
 
 def remember(memo_key: str) -> None:
-    if not _added:
-        atexit.register(_save)
-    _added.append(memo_key)
-
-
-def _save() -> None:
-    keys = list(dict.fromkeys([*_load(), *_added]))[-MAX_KEYS:]
-    kbcache.write_entry(KIND, NAME, json.dumps(keys).encode())
-    _added.clear()
+    MEMO.put(memo_key, True)

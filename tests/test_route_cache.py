@@ -134,6 +134,10 @@ def test_validation_memo_never_lets_an_invalid_document_through(cache, monkeypat
 def test_validation_memo_survives_a_damaged_file(cache, monkeypatch):
     from kb_tools import kbcache, validmemo
 
-    kbcache.write_entry(validmemo.KIND, validmemo.NAME, b"{not json")
-    monkeypatch.setattr(validmemo, "_known", None)
+    kbcache.write_entry("valid", "memo", b"{not json")
+    monkeypatch.setattr(validmemo, "MEMO", kbcache.Memo("valid", 10))
     assert not validmemo.known("0" * 64)
+    validmemo.remember("1" * 64)
+    validmemo.MEMO.save()
+    monkeypatch.setattr(validmemo, "MEMO", kbcache.Memo("valid", 10))
+    assert validmemo.known("1" * 64) and not validmemo.known("0" * 64)

@@ -1,0 +1,41 @@
+"""Operator specs already parsed and checked, by the content of their file.
+
+``kbt select`` on an unchanged spec would otherwise import YAML and jsonschema to reach the
+same OpSpec again. The key covers the file's text and the code that reads it (kbcache); a
+record is used only when it rebuilds into an OpSpec that writes back to the same record, and
+only specs that loaded without error are remembered, so a broken spec is reported every run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kb_tools import kbcache
+from kb_tools.specs import OpSpec
+
+MEMO = kbcache.Memo("specs", max_items=256)
+_CODE = ("specmemo.py", "specs.py", "vocabulary.py", "yamlio.py", "schema_check.py")
+_FIELDS = ("op", "class_id", "topologies", "properties", "target", "criteria", "widening", "wrapper", "description", "tensors", "dtype_lines")
+
+
+def _key(text: str) -> str:
+    return kbcache.content_key([("spec", text.encode("utf-8", "surrogatepass"))], kbcache.code_digest(*_CODE))
+
+
+def _record(spec: OpSpec) -> dict:
+    return {name: list(v) if isinstance(v := getattr(spec, name), tuple) else v for name in _FIELDS}
+
+
+def get(text: str, path: Path) -> OpSpec | None:
+    record = MEMO.get(_key(text))
+    if not isinstance(record, dict) or set(record) != set(_FIELDS):
+        return None
+    try:
+        spec = OpSpec(**{**record, "topologies": tuple(record["topologies"])}, path=Path(path))
+    except TypeError:
+        return None
+    return spec if _record(spec) == record and isinstance(spec.op, str) and isinstance(spec.properties, dict) else None
+
+
+def put(text: str, spec: OpSpec) -> None:
+    MEMO.put(_key(text), _record(spec))
