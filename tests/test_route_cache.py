@@ -141,3 +141,27 @@ def test_validation_memo_survives_a_damaged_file(cache, monkeypatch):
     validmemo.MEMO.save()
     monkeypatch.setattr(validmemo, "MEMO", kbcache.Memo("valid", 10))
     assert validmemo.known("1" * 64) and not validmemo.known("0" * 64)
+
+
+def test_spec_from_the_memo_equals_the_parsed_spec(cache, tmp_path, monkeypatch):
+    from kb_tools import specmemo
+    from kb_tools.specs import load_spec
+
+    parsed = load_spec(REPO / "ops" / "softmax.yaml")
+    again = load_spec(REPO / "ops" / "softmax.yaml")
+    assert again == parsed and again.dtype_lines == parsed.dtype_lines
+    assert specmemo.get((REPO / "ops" / "softmax.yaml").read_text(), REPO / "ops" / "softmax.yaml") == parsed
+
+
+def test_broken_spec_is_reported_every_time(cache, tmp_path):
+    from kb_tools.diagnostics import KbErrors
+    from kb_tools.specs import load_spec
+
+    spec = tmp_path / "bad.yaml"
+    good = (REPO / "ops" / "softmax.yaml").read_text()
+    spec.write_text(good)
+    load_spec(spec)
+    spec.write_text(good.replace("target: a5", "target: a99"))
+    for _ in range(2):
+        with pytest.raises(KbErrors):
+            load_spec(spec)
