@@ -165,3 +165,25 @@ def test_broken_spec_is_reported_every_time(cache, tmp_path):
     for _ in range(2):
         with pytest.raises(KbErrors):
             load_spec(spec)
+
+
+@pytest.mark.parametrize("argv", [
+    ["route", "aclnnInplaceCopy failed, error code is 561103"],
+    ["route", "decide-host-work"],
+    ["select", "ops/softmax.yaml", "-o", "{out}"],
+])
+def test_warm_start_imports_no_heavy_module(cache, tmp_path, argv):
+    """The start-up budget, counted instead of timed: with the cache warm, these commands
+    import neither YAML, jsonschema nor any numerical library (benchmarks/bench_startup.py
+    times them)."""
+    import subprocess
+    import sys
+
+    argv = [a.replace("{out}", str(tmp_path / "out")) for a in argv]
+    probe = ("import sys, io, contextlib; from kb_tools.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()): code = main(sys.argv[1:])\n"
+             "print(code, sorted({'yaml', 'jsonschema', 'numpy', 'torch', 'scipy', 'pandas'} & set(sys.modules)))")
+    env = {**os.environ, "OPKB_CACHE_DIR": str(cache)}
+    runs = [subprocess.run([sys.executable, "-c", probe, *argv], cwd=REPO, env=env, capture_output=True, text=True, check=True)
+            for _ in range(2)]
+    assert runs[1].stdout.strip() == "0 []", (runs[0].stdout, runs[1].stdout, runs[1].stderr)
