@@ -104,6 +104,24 @@ def check_invariant_checkers(ctx):
     return n, diags
 
 
+def check_rule_codes(ctx):
+    """Every audit rule code is enforced by a page (a static invariant names it) and proven
+    by fixtures (``<CODE>_bad.py`` and ``<CODE>_good.py`` under tests/fixtures/, where the
+    checkout has tests)."""
+    named = {i.rule for p in ctx.kb.pages.values() for i in p.invariants if i.check == "static"}
+    fixtures = ctx.root / "tests" / "fixtures"
+    files = {p.name for p in fixtures.rglob("*.py")} if fixtures.is_dir() else None
+    where = shown_path(ctx.root / "kb_tools" / "audit" / "codes.py")
+    diags = []
+    for code, rule in sorted(RULES.items()):
+        if code not in named and not ctx.kb.unloadable:  # a page that failed to load may name it
+            diags.append(Diagnostic(where, None, "LN043", f"rule {code} ({rule.name}) is named by no static invariant of any page"))
+        missing = [f for f in (f"{code}_bad.py", f"{code}_good.py") if files is not None and f not in files]
+        if missing:
+            diags.append(Diagnostic(where, None, "LN044", f"rule {code} ({rule.name}) has no fixture {' or '.join(missing)} under tests/fixtures/"))
+    return len(RULES), diags
+
+
 def check_notebooks(ctx):
     diags, n = [], 0
     for page in ctx.kb.pages.values():
@@ -231,6 +249,7 @@ CHECKS = (
     ("pages reachable", check_reachable),
     ("body sections", check_body),
     ("invariant checkers", check_invariant_checkers),
+    ("rule codes enforced and proven", check_rule_codes),
     ("demonstrated_by notebooks", check_notebooks),
     ("links", check_links),
     ("seed citations", check_citations),

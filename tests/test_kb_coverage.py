@@ -34,6 +34,11 @@ def test_static_invariants_name_codes_the_verifier_defines():
 
 def test_every_wrapper_boundary_rule_code_is_claimed_by_an_invariant():
     claimed = {i.rule for i in KB.pages["wrapper-boundary"].invariants if i.check == "static"}
+    assert claimed == {c for c in RULES if c.startswith("WB")}
+
+
+def test_every_rule_code_is_claimed_by_some_page():
+    claimed = {i.rule for p in KB.pages.values() for i in p.invariants if i.check == "static"}
     assert claimed == set(RULES)
 
 

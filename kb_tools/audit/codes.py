@@ -17,6 +17,7 @@ class RuleCode:
     name: str  # short kebab-case name, stable (SARIF rule name)
     summary: str  # one line: what the wrapper did
     fix: str = ""  # one line: what to do instead
+    level: str = "error"  # SARIF level; a "warning" does not fail the run
 
 
 RULES = {
@@ -48,5 +49,30 @@ RULES = {
                  "pass the tensor as a pl.Ptr and read it in the kernel as the type it needs"),
         RuleCode("WB113", "host-torch-call", "calls a torch function outside the whitelist (only torch.empty is allowed)",
                  "only torch.empty, for the declared outputs; everything else belongs in the kernel"),
+        # Beyond the wrapper (kb_tools/audit/families.py): the golden, the test and the kernel.
+        RuleCode("GD101", "golden-imports-implementation", "the golden imports the kernel framework or the implementation it judges",
+                 "compute the golden with torch (or tf) alone; never import the kernel, its wrapper or its framework"),
+        RuleCode("GD102", "golden-casts-floats", "the golden of a three-party case casts a floating tensor (Promote already raised it)",
+                 "delete the cast: compute in the dtype TTK hands the golden and return that dtype"),
+        RuleCode("GD103", "golden-narrower-than-dut", "the golden casts to a dtype narrower than the DUT's widening and not declared",
+                 "cast the inputs to the spec's widening dtype, compute there, narrow only to the declared dtype at exit"),
+        RuleCode("GD104", "golden-unguarded-division", "the golden divides integers (//, %, floor_divide, div rounding) without zero and -1 guards",
+                 "guard zero divisors explicitly and compute INT_MIN / -1 as a wrapping negation"),
+        RuleCode("TS101", "test-misses-wrapper", "no test in the file reaches the delivered wrapper or a kernel launch",
+                 "call the delivered wrapper (the file the spec names) from the tests, not a driver or the golden"),
+        RuleCode("TS102", "test-compares-without-criterion", "compares with a bare allclose/isclose/assert_close (default tolerances)",
+                 "judge with the spec's criterion for the dtype, or pass rtol and atol taken from it"),
+        RuleCode("TS103", "test-tolerance-too-loose", "passes a tolerance looser than the spec's criterion allows for any declared dtype",
+                 "take rtol/atol from the spec's criterion for the dtype under test"),
+        RuleCode("TS104", "test-dtype-untested", "leaves a dtype the spec declares untested",
+                 "parametrise the tests over the spec's dtypes (read them from the spec or the prototype)"),
+        RuleCode("TS105", "test-unseeded-random", "draws random inputs without a fixed seed",
+                 "seed once (torch.manual_seed / np.random.default_rng(seed)) so a failure reproduces", "warning"),
+        RuleCode("KN101", "kernel-narrow-exp", "feeds a bf16/fp16 value to an exponential that was not widened to fp32",
+                 "widen to fp32 first (vf.astype / pl.cast / .to(tl.float32)) and narrow only at the store"),
+        RuleCode("KN102", "kernel-output-never-stored", "the kernel never stores to an output the wrapper allocated for it",
+                 "store every element of each declared output in the kernel (torch.empty leaves it uninitialised)"),
+        RuleCode("KN103", "kernel-absent-api", "calls an API name the target's inventory does not have (kb/api_inventory.yaml)",
+                 "use the name the inventory gives instead (e.g. vf.astype for vf.cast)"),
     )
 }

@@ -1,0 +1,46 @@
+"""The rule families beyond the wrapper, run on the roles they concern: the golden family
+on goldens, the test family on tests, the kernel family on implementations. The engine
+calls ``family_findings`` with the tree it already parsed, so nothing is parsed twice.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from kb_tools.audit.checker import RawFinding
+from kb_tools.audit.family_context import FileContext, find_spec
+from kb_tools.audit.golden_rules import check_golden
+from kb_tools.audit.kernel_rules import check_kernel
+from kb_tools.audit.module import ModuleInfo
+from kb_tools.audit.roles import GOLDEN, IMPL, TEST, file_roles
+from kb_tools.audit.suite_rules import check_test
+from kb_tools.specs import OpSpec
+
+FAMILIES = ((GOLDEN, check_golden), (TEST, check_test), (IMPL, check_kernel))
+FAMILY_PREFIX = {GOLDEN: "GD", TEST: "TS", IMPL: "KN"}
+
+
+@dataclass(frozen=True)
+class FamilyOptions:
+    """``--role`` (None: tell it from the file) and ``--spec`` (None: find ``ops/<op>.yaml``)."""
+    roles: frozenset[str] | None = None
+    spec: OpSpec | None = None
+    find_specs: bool = True
+
+
+def family_findings(tree: ast.Module, module: ModuleInfo, path: str, options: FamilyOptions,
+                    select: set[str] | None = None) -> tuple[frozenset[str], list[RawFinding]]:
+    """(the file's roles, the findings of the families those roles select). A file with no
+    role gets the wrapper family only (the caller says so in one line)."""
+    roles = options.roles if options.roles is not None else file_roles(path, tree, module)
+    wanted = [(role, check) for role, check in FAMILIES if role in roles
+              and (select is None or any(c.startswith(FAMILY_PREFIX[role]) for c in select))]
+    if not wanted:
+        return roles, []
+    spec = options.spec or (find_spec(path) if options.find_specs else None)
+    ctx = FileContext.build(path, tree, module, spec)
+    found: list[RawFinding] = []
+    for _role, check in wanted:
+        found.extend(check(ctx))
+    return roles, found

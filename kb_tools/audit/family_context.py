@@ -1,0 +1,83 @@
+"""What the golden, test and kernel families read about one file: its tree, every import
+alias (at any depth: goldens import torch inside the function), the functions by name, and
+the operator's spec when one can be found.
+
+The spec is the one given with ``--spec``, or ``ops/<op>.yaml`` in the file's folder or one
+above it, ``<op>`` read off the file's name (``test_softmax.py``, ``softmax_golden.py``,
+``softmax_wrapper.py``) or its folder's. A spec that does not load is no spec: the rules that
+need one are skipped, and ``kbt lint`` reports the spec itself.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from kb_tools.audit.module import FUNCTION_DEFS, ModuleInfo
+from kb_tools.audit.names import bind_import
+from kb_tools.diagnostics import KbError, KbErrors
+from kb_tools.specs import OpSpec, load_spec
+
+_AFFIXES = (("test_", ""), ("", "_test"), ("", "_golden"), ("golden_", ""), ("", "_wrapper"), ("", "_impl"),
+            ("", "_kernel"), ("", "_third_party"))
+MAX_SPEC_LEVELS = 4  # folders searched upwards for ops/<op>.yaml
+
+
+@dataclass
+class FileContext:
+    path: str
+    tree: ast.Module
+    module: ModuleInfo
+    spec: OpSpec | None = None
+    aliases: dict[str, str] = field(default_factory=dict)
+    nodes: list[ast.AST] = field(default_factory=list)  # every node, walked once
+
+    @classmethod
+    def build(cls, path: str, tree: ast.Module, module: ModuleInfo, spec: OpSpec | None) -> "FileContext":
+        nodes = list(ast.walk(tree))
+        aliases = dict(module.aliases)
+        for node in nodes:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                bind_import(node, aliases)
+        return cls(path, tree, module, spec, aliases, nodes)
+
+    @property
+    def functions(self) -> list[ast.FunctionDef]:
+        return [n for n in self.nodes if isinstance(n, FUNCTION_DEFS)]
+
+
+def op_candidates(path: Path) -> list[str]:
+    """Operator names a file may belong to, most specific first."""
+    names = []
+    for stem in (path.stem, path.parent.name, path.parent.parent.name):
+        for prefix, suffix in _AFFIXES:
+            if stem.startswith(prefix) and stem.endswith(suffix) and len(stem) > len(prefix) + len(suffix):
+                names.append(stem[len(prefix):len(stem) - len(suffix)] if suffix else stem[len(prefix):])
+        names.append(stem)
+    return list(dict.fromkeys(n for n in names if n and n.isidentifier()))
+
+
+@lru_cache(maxsize=256)
+def _load(path: Path) -> OpSpec | None:
+    try:
+        return load_spec(path)
+    except (KbError, KbErrors):
+        return None
+
+
+def find_spec(path: str) -> OpSpec | None:
+    """The spec found for ``path`` by name (see the module docstring), or None."""
+    here = Path(path).resolve()
+    names = op_candidates(here)
+    folder = here.parent
+    for _ in range(MAX_SPEC_LEVELS):
+        for name in names:
+            candidate = folder / "ops" / f"{name}.yaml"
+            if candidate.is_file():
+                return _load(candidate)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    return None

@@ -1,0 +1,170 @@
+"""The golden family (GDxxx): what a CPU golden must not do, read from its source.
+
+* GD101 (golden-framework): the golden imports a kernel framework or the implementation it
+  judges, so it is no longer an independent reference.
+* GD102 (golden-promote): in a three-party case (a float criterion is ``cross_check``) the
+  golden casts a floating tensor; Promote has already raised it (seed 000 §3).
+* GD103 (golden-follows-dut-widening): in a two-party case the golden casts to a dtype that
+  is neither declared nor a widening target, and narrower than the DUT's widening.
+* GD104 (integer-narrowing): integer division or remainder on tensors in a function that
+  guards neither zero divisors nor ``INT_MIN / -1``.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from kb_tools import vocabulary as V
+from kb_tools.audit.casts import WIDTH, cast_target, is_float, is_int
+from kb_tools.audit.checker import RawFinding
+from kb_tools.audit.family_context import FileContext
+from kb_tools.audit.names import dotted, qualname
+
+KERNEL_FRAMEWORKS = ("pypto", "pypto_pro", "triton", "tilelang")
+IMPL_SUFFIXES = ("_wrapper", "wrappers", "_impl", "_kernel", "kernels")
+DIVISION_FUNCS = frozenset({"floor_divide", "remainder", "fmod", "floordiv", "floormod", "truncatediv", "truncatemod", "mod"})
+ROUNDED_DIVS = frozenset({"div", "divide"})  # division only with rounding_mode=
+TENSOR_MODULES = ("torch", "numpy", "tensorflow")
+
+
+def _impl_module(module: str, spec_stem: str | None) -> bool:
+    parts = module.split(".")
+    return parts[0] in KERNEL_FRAMEWORKS or any(p.endswith(IMPL_SUFFIXES) for p in parts) or (
+        spec_stem is not None and spec_stem in parts)
+
+
+def imports_implementation(ctx: FileContext) -> list[RawFinding]:
+    spec_stem = ctx.spec.wrapper.rsplit("/", 1)[-1].removesuffix(".py") if ctx.spec and ctx.spec.wrapper else None
+    out = []
+    for node in ctx.nodes:
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        else:
+            continue
+        hit = next((n for n in names if _impl_module(n, spec_stem)), None)
+        if hit:
+            out.append(RawFinding(node.lineno, node.col_offset, "GD101", f"the golden imports `{hit}`: a golden that "
+                                  "shares the kernel's framework or code cannot catch its errors"))
+    return out
+
+
+def _literal_casts(ctx: FileContext):
+    for node in ctx.nodes:
+        if isinstance(node, ast.Call):
+            cast = cast_target(node)
+            if cast and cast[0]:
+                yield node, cast[0]
+
+
+def _pos(call: ast.Call) -> tuple[int, int]:
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.end_lineno == func.lineno:
+        return func.end_lineno, func.end_col_offset - len(func.attr)
+    return call.lineno, call.col_offset
+
+
+def three_party_casts(ctx: FileContext) -> list[RawFinding]:
+    spec = ctx.spec
+    if spec is None or not any(spec.criteria.get(d) == "cross_check" for d in spec.dtypes if is_float(d)):
+        return []
+    return [RawFinding(*_pos(call), "GD102", f"casts to {dtype} in the golden of a three-party case (cross_check): "
+                       "Promote already raised the floats; a cast collapses the dual reference")
+            for call, dtype in _literal_casts(ctx) if is_float(dtype)]
+
+
+def narrower_than_widening(ctx: FileContext) -> list[RawFinding]:
+    spec = ctx.spec
+    if spec is None or not spec.widening or any(spec.criteria.get(d) == "cross_check" for d in spec.dtypes if is_float(d)):
+        return []
+    allowed = set(spec.dtypes) | set(spec.widening.values())
+    out = []
+    for call, dtype in _literal_casts(ctx):
+        same_kind = [w for w in spec.widening.values() if (is_float(w) and is_float(dtype)) or (is_int(w) and is_int(dtype))]
+        if dtype in allowed or not same_kind or WIDTH[dtype] >= max(WIDTH[w] for w in same_kind):
+            continue
+        out.append(RawFinding(*_pos(call), "GD103", f"casts to {dtype}, which {spec.op} neither declares nor widens to; "
+                              f"the DUT computes in {max(same_kind, key=WIDTH.get)}"))
+    return out
+
+
+def _tensor_names(fn: ast.AST, aliases: dict[str, str]) -> set[str]:
+    """Names a function evidently uses as tensors: results of torch/numpy/tf calls, receivers
+    of tensor methods, arguments of torch functions."""
+    names = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            q = qualname(node.value.func, aliases) or ""
+            if q.split(".")[0] in TENSOR_MODULES or (isinstance(node.value.func, ast.Attribute) and isinstance(node.value.func.value, ast.Name)
+                                                     and node.value.func.value.id in names):
+                names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.Call):
+            q = qualname(node.func, aliases) or ""
+            if q.split(".")[0] in TENSOR_MODULES:
+                names.update(a.id for a in node.args if isinstance(a, ast.Name))
+            if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and node.func.attr in (
+                    "to", "numpy", "int", "long", "short", "char", "byte", "astype", "view", "reshape", "clone", "masked_fill"):
+                names.add(node.func.value.id)
+        elif isinstance(node, ast.Attribute) and node.attr in ("dtype", "shape") and isinstance(node.value, ast.Name):
+            names.add(node.value.id)
+    return names
+
+
+def _division_sites(fn: ast.AST, aliases: dict[str, str]):
+    tensors = None
+    for node in ast.walk(fn):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Mod)):
+            tensors = _tensor_names(fn, aliases) if tensors is None else tensors
+            if any(isinstance(side, ast.Name) and side.id in tensors for side in (node.left, node.right)):
+                yield node, "//" if isinstance(node.op, ast.FloorDiv) else "%"
+        elif isinstance(node, ast.Call):
+            parts = dotted(node.func) or []
+            name = parts[-1] if parts else None
+            q = qualname(node.func, aliases) or ""
+            tensor_call = q.split(".")[0] in TENSOR_MODULES or (isinstance(node.func, ast.Attribute) and len(parts) != 1)
+            if name in DIVISION_FUNCS and tensor_call:
+                yield node, name
+            elif name in ROUNDED_DIVS and tensor_call and any(k.arg == "rounding_mode" for k in node.keywords):
+                yield node, f"{name}(rounding_mode=...)"
+
+
+def _guards(fn: ast.AST) -> tuple[bool, bool]:
+    """(a zero divisor is checked, INT_MIN / -1 is checked) somewhere in the function."""
+    zero = minus_one = False
+    for node in ast.walk(fn):
+        values = []
+        if isinstance(node, ast.Compare):
+            values = [node.left, *node.comparators]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("eq", "ne", "where", "isin"):
+            values = list(node.args)
+        elif isinstance(node, ast.Attribute) and node.attr == "min" and isinstance(node.value, ast.Call) and (dotted(node.value.func) or [""])[-1] == "iinfo":
+            minus_one = True
+        for v in values:
+            if isinstance(v, ast.Constant) and v.value == 0 and not isinstance(v.value, bool):
+                zero = True
+            if (isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.USub) and isinstance(v.operand, ast.Constant) and v.operand.value == 1) or (
+                    isinstance(v, ast.Constant) and v.value == -1):
+                minus_one = True
+    return zero, minus_one
+
+
+def unguarded_division(ctx: FileContext) -> list[RawFinding]:
+    if ctx.spec is not None and not any(d in V.INTEGER_DTYPES for d in ctx.spec.dtypes):
+        return []
+    out = []
+    for fn in ctx.functions:
+        inner = {id(n) for f in ast.walk(fn) if f is not fn and isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in ast.walk(f)}
+        sites = [(n, what) for n, what in _division_sites(fn, ctx.aliases) if id(n) not in inner]
+        if not sites:
+            continue
+        zero, minus_one = _guards(fn)
+        missing = [g for g, ok in (("zero divisors", zero), ("INT_MIN / -1", minus_one)) if not ok]
+        if missing:
+            out.extend(RawFinding(n.lineno, n.col_offset, "GD104", f"integer {what} in `{fn.name}` with no guard for "
+                                  f"{' or '.join(missing)}") for n, what in sites)
+    return out
+
+
+def check_golden(ctx: FileContext) -> list[RawFinding]:
+    return [*imports_implementation(ctx), *three_party_casts(ctx), *narrower_than_widening(ctx), *unguarded_division(ctx)]

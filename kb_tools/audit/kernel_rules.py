@@ -1,0 +1,261 @@
+"""The kernel family (KNxxx): device code read for three mistakes a wrapper audit cannot see.
+
+* KN101 (accumulator-precision, platform-gated-conversion): an exponential (``vf.exp``,
+  ``vf.exp_sub``, ``pl.exp``, ``tl.exp``) fed a bf16/fp16 value never widened to fp32. A
+  value is narrow when cast to fp16/bf16, annotated so, or loaded while the spec declares a
+  half dtype; a cast to fp32 (or arithmetic with a wide value) widens it.
+* KN102 (exact-fast-paths): an output the wrapper allocates and passes to a same-file kernel
+  that the kernel never stores to (every use is a load, a metadata read, or none). Any use
+  the rule cannot read as read-only counts as a store, so it errs towards silence.
+* KN103 (platform-gated-conversion): a call of a name ``kb/api_inventory.yaml`` lists as
+  absent (``vf.cast``: only ``vf.astype`` exists).
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from pathlib import Path
+
+from kb_tools import vocabulary as V
+from kb_tools.audit.casts import cast_target, dtype_name
+from kb_tools.audit.checker import RawFinding
+from kb_tools.audit.family_context import FileContext
+from kb_tools.audit.module import FUNCTION_DEFS, launch_target
+from kb_tools.audit.names import dotted, qualname
+
+NARROW, WIDE = "narrow", "wide"
+EXP_NAMES = frozenset({"exp", "exp_sub", "exp2"})
+KERNEL_MODULES = ("vf", "pl", "tl", "pypto", "pypto_pro", "triton", "libdevice", "math")
+ALLOC_NAMES = frozenset({"empty", "empty_like", "empty_strided", "new_empty", "zeros", "zeros_like", "ones", "ones_like",
+                         "full", "full_like"})
+META_ATTRS = frozenset({"shape", "dtype", "ndim", "stride", "strides", "size", "numel", "device", "element_ty",
+                        "dtype_bytes", "itemsize"})
+READ_ONLY_CALLS = frozenset({"program_id", "num_programs", "cdiv", "len", "range", "min", "max", "print", "static_print",
+                             "device_print", "static_assert", "multiple_of", "max_contiguous", "isinstance"})
+INVENTORY = "api_inventory.yaml"  # under kb/
+WRAPPING = (ast.BinOp, ast.UnaryOp, ast.Subscript, ast.Tuple, ast.List, ast.Starred, ast.keyword, ast.IfExp, ast.Slice)
+
+
+def _is_load(call: ast.AST) -> bool:
+    return isinstance(call, ast.Call) and "load" in ((dotted(call.func) or [""])[-1]).lower()
+
+
+def _framework_call(call: ast.Call, aliases: dict[str, str]) -> bool:
+    parts = dotted(call.func)
+    if not parts or len(parts) < 2:
+        return False
+    root = (qualname(call.func, aliases) or ".".join(parts)).split(".")[0]
+    return parts[0] in KERNEL_MODULES or root in KERNEL_MODULES
+
+
+def _width(expr: ast.AST, env: dict[str, str], halves: bool, aliases: dict[str, str]) -> str | None:
+    """NARROW, WIDE or None (unknown) for one expression of a kernel body."""
+    if isinstance(expr, ast.Name):
+        return env.get(expr.id)
+    if isinstance(expr, ast.Subscript):
+        return _width(expr.value, env, halves, aliases)
+    if isinstance(expr, ast.Call):
+        cast = cast_target(expr)
+        if cast:
+            return None if cast[0] is None else NARROW if cast[0] in V.HALF_DTYPES else WIDE if cast[0] in ("float32", "float64") else None
+        if _is_load(expr):
+            return NARROW if halves else None
+        if _framework_call(expr, aliases):
+            return _join([_width(a, env, halves, aliases) for a in expr.args])
+        return None
+    if isinstance(expr, ast.BinOp):
+        return _join([_width(expr.left, env, halves, aliases), _width(expr.right, env, halves, aliases)])
+    if isinstance(expr, ast.UnaryOp):
+        return _width(expr.operand, env, halves, aliases)
+    if isinstance(expr, ast.IfExp):
+        return _join([_width(expr.body, env, halves, aliases), _width(expr.orelse, env, halves, aliases)])
+    return None
+
+
+def _join(widths: list[str | None]) -> str | None:
+    """Arithmetic with a wide operand is wide (promotion); otherwise narrow if any is."""
+    if WIDE in widths:
+        return WIDE
+    return NARROW if NARROW in widths else None
+
+
+def _statements_in_order(fn: ast.AST) -> list[ast.AST]:
+    return sorted((n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Call))),
+                  key=lambda n: (n.lineno, n.col_offset, not isinstance(n, ast.Call)))
+
+
+def narrow_exponentials(ctx: FileContext) -> list[RawFinding]:
+    halves = bool(ctx.spec and any(d in V.HALF_DTYPES for d in ctx.spec.dtypes))
+    out = []
+    for fn, _flavour in ctx.module.kernels.values():
+        env: dict[str, str] = {}
+        for arg in fn.args.args + fn.args.kwonlyargs:
+            if arg.annotation is not None and any(dtype_name(n) in V.HALF_DTYPES for n in ast.walk(arg.annotation)):
+                env[arg.arg] = NARROW
+        for node in _statements_in_order(fn):
+            if isinstance(node, ast.Call):
+                parts = dotted(node.func) or []
+                if parts and parts[-1] in EXP_NAMES and len(parts) >= 2 and _framework_call(node, ctx.aliases):
+                    if _join([_width(a, env, halves, ctx.aliases) for a in node.args[:2]]) == NARROW:
+                        why = "the spec declares a half dtype and the loaded value is never cast to fp32" if halves else "it is a bf16/fp16 value"
+                        out.append(RawFinding(node.lineno, node.col_offset, "KN101",
+                                              f"{'.'.join(parts)} on a value never widened to fp32 ({why}); "
+                                              "vf.exp / vf.exp_sub have no BF16 row"))
+                continue
+            value = node.value
+            if value is None:
+                continue
+            width = _width(value, env, halves, ctx.aliases)
+            if isinstance(node, ast.AugAssign):
+                width = _join([env.get(node.target.id) if isinstance(node.target, ast.Name) else None, width])
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                for name in (n.id for n in ast.walk(t) if isinstance(n, ast.Name)):
+                    if width is None:
+                        env.pop(name, None)
+                    else:
+                        env[name] = width
+    return out
+
+
+def _parents(fn: ast.AST) -> dict[int, ast.AST]:
+    return {id(child): node for node in ast.walk(fn) for child in ast.iter_child_nodes(node)}
+
+
+def _derived(fn: ast.AST, param: str) -> set[str]:
+    """The parameter and every name assigned from an expression that mentions it, except a
+    load (a loaded value is data, not the output) or a metadata read."""
+    names = {param}
+    assigns = [n for n in ast.walk(fn) if isinstance(n, ast.Assign)]
+    changed = True
+    while changed:
+        changed = False
+        for a in assigns:
+            if _is_load(a.value) or (isinstance(a.value, ast.Attribute) and a.value.attr in META_ATTRS):
+                continue
+            if any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(a.value)):
+                for t in a.targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name) and n.id not in names:
+                            names.add(n.id)
+                            changed = True
+    return names
+
+
+def _use_is_store(name: ast.Name, parents: dict[int, ast.AST]) -> bool:
+    """Whether one use of an output's name may write it (conservatively: unless read-only)."""
+    node = name
+    while True:
+        parent = parents.get(id(node))
+        if parent is None:
+            return True
+        if isinstance(parent, ast.Subscript) and isinstance(parent.ctx, ast.Store):
+            return True
+        if isinstance(parent, ast.Attribute):  # y.shape reads; y.copy_(...), y.store(...) may write
+            return parent.attr not in META_ATTRS
+        if isinstance(parent, ast.Call):
+            if node is parent.func:
+                return True
+            last = (dotted(parent.func) or [""])[-1]
+            return not (_is_load(parent) or last in READ_ONLY_CALLS)
+        if isinstance(parent, (ast.Assign, ast.AnnAssign)):
+            return False  # an alias or a read: its own uses decide
+        if isinstance(parent, ast.AugAssign):
+            return True
+        if isinstance(parent, (ast.Compare, ast.If, ast.While, ast.Assert, ast.BoolOp, ast.Return, ast.Expr)):
+            return isinstance(parent, ast.Expr)
+        if not isinstance(parent, WRAPPING):
+            return True
+        node = parent
+
+
+def _stored(kernel: ast.AST, param: str) -> bool:
+    names = _derived(kernel, param)
+    parents = _parents(kernel)
+    return any(isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) and _use_is_store(n, parents)
+               for n in ast.walk(kernel))
+
+
+def _allocations(fn: ast.AST, aliases: dict[str, str]) -> dict[str, int]:
+    found = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            parts = dotted(node.value.func) or []
+            q = qualname(node.value.func, aliases) or ""
+            if parts and parts[-1] in ALLOC_NAMES and (q.startswith("torch.") or parts[-1] == "new_empty"):
+                found[node.targets[0].id] = node.lineno
+    return found
+
+
+def _stub(fn: ast.AST) -> bool:
+    """A kernel with no body (pass, ..., a docstring) declares, it does not implement."""
+    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)) for s in fn.body)
+
+
+def unstored_outputs(ctx: FileContext) -> list[RawFinding]:
+    kernels = {name: fn for name, (fn, _f) in ctx.module.kernels.items() if not _stub(fn)}
+    if not kernels:
+        return []
+    out, seen = [], set()
+    for info in ctx.module.functions:
+        allocated = _allocations(info.node, ctx.aliases)
+        if not allocated:
+            continue
+        for call in (n for n in ast.walk(info.node) if isinstance(n, ast.Call)):
+            target = launch_target(call, set(kernels))
+            kernel = kernels.get((target or "").split(".")[-1])
+            if kernel is None:
+                continue
+            params = kernel.args.posonlyargs + kernel.args.args
+            bound = [(params[i], a) for i, a in enumerate(call.args) if i < len(params) and not isinstance(a, ast.Starred)]
+            by_name = {p.arg: p for p in params + kernel.args.kwonlyargs}
+            bound += [(by_name[k.arg], k.value) for k in call.keywords if k.arg in by_name]
+            for param, arg in bound:
+                if not (isinstance(arg, ast.Name) and arg.id in allocated) or (kernel.name, param.arg) in seen:
+                    continue
+                if not _stored(kernel, param.arg):
+                    seen.add((kernel.name, param.arg))
+                    out.append(RawFinding(param.lineno, param.col_offset, "KN102",
+                                          f"kernel `{kernel.name}` never stores to `{param.arg}`, the output `{arg.id}` that "
+                                          f"`{info.name}` allocates at line {allocated[arg.id]}"))
+    return out
+
+
+@lru_cache(maxsize=1)
+def absent_api() -> dict[str, str]:
+    """name -> the name to use instead, from kb/api_inventory.yaml (empty if unreadable)."""
+    from kb_tools.diagnostics import KbError, KbErrors
+    from kb_tools.paths import find_root
+    from kb_tools.yamlio import load_yaml
+
+    try:
+        path = find_root() / "kb" / INVENTORY
+        data = load_yaml(path.read_text("utf-8"), path, code="AU030")
+    except (KbError, KbErrors, OSError, UnicodeDecodeError):  # no KB or no inventory: KN103 is off, kbt lint says why
+        return {}
+    entries = data.get("absent") if isinstance(data, dict) else None
+    return {k: str(v.get("use", "")) for k, v in entries.items() if isinstance(v, dict)} if isinstance(entries, dict) else {}
+
+
+def absent_apis(ctx: FileContext) -> list[RawFinding]:
+    table = absent_api()
+    if not table:
+        return []
+    out = []
+    for node in ctx.nodes:
+        if isinstance(node, ast.Call):
+            parts = dotted(node.func)
+            if not parts or len(parts) < 2:
+                continue
+            written = ".".join(parts)
+            q = qualname(node.func, ctx.aliases) or written
+            hit = next((k for k in table if written == k or q.endswith("." + k)), None)
+            if hit:
+                out.append(RawFinding(node.lineno, node.col_offset, "KN103",
+                                      f"{hit} does not exist (kb/api_inventory.yaml); use {table[hit]}"))
+    return out
+
+
+def check_kernel(ctx: FileContext) -> list[RawFinding]:
+    return [*narrow_exponentials(ctx), *unstored_outputs(ctx), *absent_apis(ctx)]

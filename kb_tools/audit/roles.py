@@ -1,0 +1,57 @@
+"""A file's role in an operator's delivery, told from what it holds: the delivered
+implementation (a kernel and its wrapper), the golden, the test. Each rule family runs on
+its role; the wrapper family runs on every file, as it always has.
+
+A file may hold several roles (a sample with its kernel, wrapper and test in one file). A
+golden is told by its name (``*_golden.py``, ``golden*.py``) or, in a file that is neither
+a test nor an implementation, by a top-level ``golden*`` / ``*_golden`` function; a test by
+its name (``test_*.py``, ``*_test.py``) or by a top-level ``test_*`` function or ``Test*``
+class; an implementation by a kernel or a launch. ``--role`` overrides all of it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from kb_tools.audit.module import FUNCTION_DEFS, ModuleInfo
+
+IMPL, GOLDEN, TEST = "impl", "golden", "test"
+ROLES = (IMPL, GOLDEN, TEST)
+
+
+def _golden_name(name: str) -> bool:
+    return name.startswith("golden") or name.endswith("_golden")
+
+
+def _test_name(name: str) -> bool:
+    return name.startswith("test_") or name.endswith("_test")
+
+
+def file_roles(path: str, tree: ast.Module, module: ModuleInfo) -> frozenset[str]:
+    """The roles a file holds (empty when none can be told)."""
+    stem = Path(path).stem
+    roles = set()
+    if module.kernels or module.launching:
+        roles.add(IMPL)
+    tops = [n for n in tree.body if isinstance(n, (*FUNCTION_DEFS, ast.ClassDef))]
+    if _test_name(stem) or any(
+            (isinstance(n, ast.ClassDef) and n.name.startswith("Test")) or (not isinstance(n, ast.ClassDef) and _test_name(n.name))
+            for n in tops):
+        roles.add(TEST)
+    if _golden_name(stem) or (not roles and any(not isinstance(n, ast.ClassDef) and _golden_name(n.name) for n in tops)):
+        roles.add(GOLDEN)
+    return frozenset(roles)
+
+
+def parse_roles(spec: str | None) -> frozenset[str] | None:
+    """``--role golden,test`` as a set; None when not given. An unknown role is a usage error."""
+    if not spec:
+        return None
+    chosen = {p.strip().lower() for p in spec.split(",") if p.strip()}
+    unknown = sorted(chosen - set(ROLES))
+    if unknown or not chosen:
+        from kb_tools.diagnostics import EXIT_USAGE, fail
+
+        fail("--role", None, "AU021", f"unknown role {', '.join(unknown) or spec!r}; known: {', '.join(ROLES)}", EXIT_USAGE)
+    return frozenset(chosen)

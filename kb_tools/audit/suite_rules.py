@@ -1,0 +1,226 @@
+"""The test family (TSxxx): whether an operator's tests can fail when the kernel is wrong.
+
+* TS101 (sample-driver-vs-delivery): no test reaches the delivered wrapper (a ``*_wrapper``,
+  a name imported from the spec's wrapper module or any ``*_wrapper``/``wrappers``/``_impl``
+  module) or a kernel launch, directly or through same-file helpers.
+* TS102 (tolerance-coverage): a comparison by bare ``allclose``/``isclose``/``assert_close``,
+  whose default tolerances are nobody's criterion.
+* TS103 (tolerance-coverage): a literal ``rtol``/``atol`` looser than the spec's criterion
+  allows for every declared dtype (only when every dtype's criterion is element-wise).
+* TS104 (tolerance-coverage): a declared dtype that the file never names, unless it reads
+  the dtypes from the spec or the prototype (a name holding ``DTYPES``, a ``"dtypes"`` key).
+* TS105 (numerical-error-localisation, a warning): random inputs and no fixed seed.
+"""
+
+from __future__ import annotations
+
+import ast
+from fnmatch import fnmatchcase
+
+from kb_tools.audit.casts import dtype_name
+from kb_tools.audit.checker import RawFinding
+from kb_tools.audit.family_context import FileContext
+from kb_tools.audit.golden_rules import IMPL_SUFFIXES
+from kb_tools.audit.module import FUNCTION_DEFS, launch_target
+from kb_tools.audit.names import dotted, qualname
+from kb_tools.numerics import tolerances as tol
+from kb_tools import vocabulary as V
+
+COMPARE_FUNCS = frozenset({"allclose", "isclose", "assert_close", "assert_allclose", "assert_array_almost_equal"})
+RANDOM_TORCH = frozenset({"rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm", "normal",
+                          "bernoulli", "multinomial", "poisson"})
+RANDOM_STDLIB = frozenset({"random", "randint", "uniform", "choice", "choices", "shuffle", "sample", "gauss", "randrange"})
+NOT_DRAWS = frozenset({"seed", "default_rng", "RandomState", "Generator", "get_state", "set_state", "SeedSequence"})
+
+
+def collect_tests(tree: ast.Module) -> list[ast.FunctionDef]:
+    """Top-level ``test_*`` functions and the ``test_*`` methods of ``Test*`` classes."""
+    out = []
+    for node in tree.body:
+        if isinstance(node, FUNCTION_DEFS) and node.name.startswith("test"):
+            out.append(node)
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            out.extend(n for n in node.body if isinstance(n, FUNCTION_DEFS) and n.name.startswith("test"))
+    return out
+
+
+def _targets(ctx: FileContext) -> set[str]:
+    """Local names that stand for the delivered wrapper (or a module holding it)."""
+    spec_stem = ctx.spec.wrapper.rsplit("/", 1)[-1].removesuffix(".py") if ctx.spec and ctx.spec.wrapper else None
+    names = {f.name for f in ctx.module.functions if f.top and fnmatchcase(f.name, "*_wrapper")}
+    for local, full in ctx.aliases.items():
+        parts = full.split(".")
+        if fnmatchcase(parts[-1], "*_wrapper") or any(p.endswith(IMPL_SUFFIXES) or p == spec_stem for p in parts):
+            names.add(local)
+    return names
+
+
+def _reaches(fn: ast.AST, targets: set[str], launchers: set[str], calls: dict[str, ast.AST], seen: set[str]) -> bool:
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and node.id in targets:
+            return True
+        if isinstance(node, ast.Call):
+            if launch_target(node, launchers):
+                return True
+        if isinstance(node, ast.Name) and node.id in calls and node.id not in seen:
+            seen.add(node.id)
+            if _reaches(calls[node.id], targets, launchers, calls, seen):
+                return True
+    return False
+
+
+def misses_wrapper(ctx: FileContext) -> list[RawFinding]:
+    tests = collect_tests(ctx.tree)
+    if not tests:
+        return []
+    targets = _targets(ctx)
+    launchers = ctx.module.launchers
+    calls = {f.name: f.node for f in ctx.module.functions if f.top}
+    calls.update({n.name: n for n in ctx.tree.body if isinstance(n, FUNCTION_DEFS)})
+    if any(_reaches(t, targets, launchers, calls, {t.name}) for t in tests):
+        return []
+    what = "nothing in this file names a delivered wrapper or launches a kernel" if not targets and not launchers else \
+        f"none of {len(tests)} tests calls {', '.join(sorted(targets | launchers)[:3])}"
+    first = tests[0]
+    return [RawFinding(first.lineno, first.col_offset, "TS101", f"no test reaches the delivered wrapper or its kernel: {what}")]
+
+
+def _number(expr: ast.AST) -> float | None:
+    """A literal number (``1e-3``, ``2**-9``, ``-1``), else None."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool):
+        return float(expr.value)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+        v = _number(expr.operand)
+        return None if v is None else (-v if isinstance(expr.op, ast.USub) else v)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Pow, ast.Mult, ast.Div)):
+        a, b = _number(expr.left), _number(expr.right)
+        if a is None or b is None or (isinstance(expr.op, ast.Pow) and abs(b) > 64):
+            return None
+        try:
+            return a ** b if isinstance(expr.op, ast.Pow) else a * b if isinstance(expr.op, ast.Mult) else a / b
+        except (ZeroDivisionError, OverflowError):
+            return None
+    return None
+
+
+def _comparisons(ctx: FileContext):
+    for node in ctx.nodes:
+        if isinstance(node, ast.Call):
+            parts = dotted(node.func)
+            if parts and parts[-1] in COMPARE_FUNCS and (len(parts) > 1 or parts[0] in ctx.aliases):
+                yield node, parts[-1]
+
+
+def _pos(call: ast.Call) -> tuple[int, int]:
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.end_lineno == func.lineno:
+        return func.end_lineno, func.end_col_offset - len(func.attr)
+    return call.lineno, call.col_offset
+
+
+def bare_comparisons(ctx: FileContext) -> list[RawFinding]:
+    out = []
+    for call, name in _comparisons(ctx):
+        given = {k.arg for k in call.keywords}
+        if None in given or "rtol" in given or "atol" in given or len(call.args) > 2:
+            continue  # **kwargs, or tolerances given by keyword or position
+        out.append(RawFinding(*_pos(call), "TS102", f"{name} with its default tolerances: no criterion decides this comparison"))
+    return out
+
+
+def allowed_tolerance(criterion: str, dtype: str) -> tuple[float, float] | None:
+    """(rtol, atol) an element-wise criterion allows for ``dtype``; None when the criterion
+    is not element-wise (stat_rel_err, cross_check, quant)."""
+    if criterion == "binary_equal":
+        return 0.0, 0.0
+    if criterion == "close":
+        return tol.close_rtol(dtype), tol.CLOSE_ATOL
+    if criterion == "mix_tolerance":
+        row = tol.mix_row(dtype)
+        return row.rtol, row.atol
+    return None
+
+
+def loose_tolerances(ctx: FileContext) -> list[RawFinding]:
+    spec = ctx.spec
+    if spec is None or not spec.dtypes:
+        return []
+    bounds = [allowed_tolerance(spec.criteria.get(d, "mix_tolerance"), d) for d in spec.dtypes]
+    if any(b is None for b in bounds):
+        return []
+    loosest = {"rtol": max(b[0] for b in bounds), "atol": max(b[1] for b in bounds)}
+    out = []
+    for call, name in _comparisons(ctx):
+        for kw in call.keywords:
+            value = _number(kw.value) if kw.arg in loosest else None
+            if value is not None and value > loosest[kw.arg]:
+                out.append(RawFinding(kw.value.lineno, kw.value.col_offset, "TS103",
+                                      f"{kw.arg}={value:g} is looser than {spec.op}'s criteria allow for any declared dtype "
+                                      f"(at most {loosest[kw.arg]:g})"))
+    return out
+
+
+def untested_dtypes(ctx: FileContext) -> list[RawFinding]:
+    spec = ctx.spec
+    tests = collect_tests(ctx.tree)
+    if spec is None or not tests:
+        return []
+    named = set()
+    for node in ctx.nodes:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if node.value.lower() == "dtypes":
+                return []
+            d = V.canonical_dtype(node.value)
+        elif isinstance(node, ast.Attribute):
+            if "dtypes" in node.attr.lower():
+                return []
+            d = dtype_name(node)
+        elif isinstance(node, ast.Name):
+            if "dtypes" in node.id.lower() and node.id.upper() == node.id:
+                return []
+            d = None
+        else:
+            continue
+        if d:
+            named.add(d)
+    missing = [d for d in spec.dtypes if d not in named]
+    if not missing:
+        return []
+    return [RawFinding(tests[0].lineno, tests[0].col_offset, "TS104",
+                       f"{spec.op} declares {', '.join(missing)}, which no test here names")]
+
+
+def _is_draw(q: str) -> bool:
+    parts = q.split(".")
+    if parts[0] == "torch" and parts[-1] in RANDOM_TORCH:
+        return True
+    if parts[:2] == ["numpy", "random"] and len(parts) == 3 and parts[-1] not in NOT_DRAWS:
+        return True
+    return parts[0] == "random" and len(parts) == 2 and parts[-1] in RANDOM_STDLIB
+
+
+def _is_seed(call: ast.Call, q: str) -> bool:
+    last = q.split(".")[-1] if q else ((dotted(call.func) or [""])[-1])
+    if "seed" in last.lower():
+        return True
+    return last in ("default_rng", "RandomState") and bool(call.args or call.keywords)
+
+
+def unseeded_random(ctx: FileContext) -> list[RawFinding]:
+    first_draw = None
+    for node in ctx.nodes:
+        if not isinstance(node, ast.Call):
+            continue
+        q = qualname(node.func, ctx.aliases) or ""
+        if _is_seed(node, q) or any(k.arg == "generator" for k in node.keywords):
+            return []
+        if first_draw is None and q and _is_draw(q):
+            first_draw = (node, q)
+    if first_draw is None:
+        return []
+    node, q = first_draw
+    return [RawFinding(*_pos(node), "TS105", f"{q} draws inputs and the file never fixes a seed: a failure will not reproduce")]
+
+
+def check_test(ctx: FileContext) -> list[RawFinding]:
+    return [*misses_wrapper(ctx), *bare_comparisons(ctx), *loose_tolerances(ctx), *untested_dtypes(ctx), *unseeded_random(ctx)]
