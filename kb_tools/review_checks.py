@@ -9,7 +9,9 @@ which ``kbt review --execute`` reads back from the executed notebook (:data:`VER
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from kb_tools import vocabulary as V
@@ -141,12 +143,12 @@ class ReviewSession:
         rows = []
         for inv in page.invariants:
             record = claims.get((rel_path, inv.id)) or {}
-            impl = record.get("implementation") if isinstance(record.get("implementation"), dict) else {}
+            impl = _implementation(record)
             audit = "—"
             if inv.check == "static":
                 lines = by_code.get(inv.rule)
                 audit = f"FAIL at line {', '.join(map(str, lines))}" if lines else (
-                    "clean" if self._audit_result() is not None else "not audited")
+                    "clean" if self._audit[0] is not None else "not audited")
             rows.append({"invariant": inv.id, "text": inv.text, "check": f"{inv.check} {inv.rule or ''}".strip(),
                          "claim": impl.get("status") or "open",
                          "location": f"{impl['file']} : {impl['symbol']}" if impl.get("file") and impl.get("symbol") else "—",
@@ -158,16 +160,13 @@ class ReviewSession:
 
     # --- the live checks -------------------------------------------------------------------
 
-    def _audit_result(self):
-        if not hasattr(self, "_audit_cache"):
-            self._audit_cache = self._run_audit()
-        return self._audit_cache[0]
-
     def _audit_findings(self) -> list:
-        result = self._audit_result()
+        result = self._audit[0]
         return list(result.findings) + list(result.suppressed) if result is not None else []
 
-    def _run_audit(self):
+    @cached_property
+    def _audit(self) -> tuple:
+        """(the AuditResult or None, the file audited or why nothing was); run once per session."""
         from kb_tools.audit import audit_path
 
         if not self.spec.wrapper:
@@ -182,19 +181,19 @@ class ReviewSession:
 
     def audit(self) -> Check:
         """``kbt audit`` of the spec's wrapper: every finding, suppressed ones included."""
-        result = self._audit_result()
+        result = self._audit[0]
         if result is None:
-            return self._record(Check("wrapper audit", "MISSING", self._audit_cache[1]))
+            return self._record(Check("wrapper audit", "MISSING", self._audit[1]))
         findings = self._audit_findings()
         table = _frame([f.to_json() for f in findings]) if findings else None
         names = [getattr(w, "name", w) for w in result.wrappers]
         if not names:
-            return self._record(Check("wrapper audit", "FAIL", f"{self._audit_cache[1]}: no wrapper function found", table))
+            return self._record(Check("wrapper audit", "FAIL", f"{self._audit[1]}: no wrapper function found", table))
         if findings:
             codes = sorted({f.code for f in findings})
             return self._record(Check("wrapper audit", "FAIL", f"{len(findings)} findings ({', '.join(codes)}) in "
                                       f"{', '.join(names)}", table))
-        return self._record(Check("wrapper audit", "PASS", f"0 findings in {', '.join(names)} ({self._audit_cache[1]})"))
+        return self._record(Check("wrapper audit", "PASS", f"0 findings in {', '.join(names)} ({self._audit[1]})"))
 
     def claims(self) -> Check:
         """``kbt verify``: the claims against the contract, the selection beside them and the audit."""
@@ -206,10 +205,8 @@ class ReviewSession:
             diags, _ = verify(self.usage_path.parent, self.kb, self.root)
         except (KbError, KbErrors) as exc:
             return self._record(Check("claims", "MISSING", str(exc).splitlines()[0]))
-        statuses = {}
-        for record in self.usage.get("invariants", []):
-            impl = record.get("implementation") if isinstance(record, dict) and isinstance(record.get("implementation"), dict) else {}
-            statuses[impl.get("status") or "open"] = statuses.get(impl.get("status") or "open", 0) + 1
+        records = [r for r in self.usage.get("invariants", []) if isinstance(r, dict)]
+        statuses = Counter(_implementation(r).get("status") or "open" for r in records)
         counted = ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
         errors = [d for d in diags if d.severity == "error"]
         table = _frame([{"where": f"{d.path}:{d.line or ''}", "code": d.code, "message": d.message, "severity": d.severity}
@@ -236,7 +233,7 @@ class ReviewSession:
 
     def input_problems(self) -> list[str]:
         """What a check would report MISSING, found without running the checks (for an unexecuted review)."""
-        problems = [] if self._audit_result() is not None else [self._audit_cache[1]]
+        problems = [] if self._audit[0] is not None else [self._audit[1]]
         problems += [self.usage_problem] if self.usage is None else []
         problems += [p for p in map(self._tensor_problem, self.spec.dtypes) if p]
         return list(dict.fromkeys(problems))
@@ -293,6 +290,11 @@ class ReviewSession:
     def summary(self) -> str:
         counts = {s: sum(c.status == s for c in self.results) for s in ("PASS", "FAIL", "MISSING")}
         return f"{len(self.results)} checks: " + ", ".join(f"{n} {s}" for s, n in counts.items())
+
+
+def _implementation(record: dict) -> dict:
+    impl = record.get("implementation")
+    return impl if isinstance(impl, dict) else {}
 
 
 def _legs(criterion: str) -> tuple[str, ...]:

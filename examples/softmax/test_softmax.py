@@ -23,7 +23,7 @@ from kb_tools.numerics.promote import case_mode  # noqa: E402
 from kb_tools.numerics.tensors_io import load  # noqa: E402
 from kb_tools.trace import trace_call  # noqa: E402
 from legs.golden import golden_softmax  # noqa: E402
-from legs.third_party import WIDENING, third_party_softmax  # noqa: E402
+from legs.third_party import WIDENING  # noqa: E402
 from ops.prototypes import softmax as prototype  # noqa: E402
 from ops.wrappers.softmax_wrapper import softmax_kernel, softmax_wrapper  # noqa: E402
 
