@@ -11,7 +11,8 @@
 #
 # 1. the wave plan drawn for a few n and widths d, each proved safe by interval arithmetic;
 # 2. low-to-high expansion corrupts (wrong elements counted), high-to-low is bit-exact against
-#    an independent `np.unpackbits`, on every backend;
+#    an independent `np.unpackbits`, on every backend, by the compiled per-wave kernel and by the
+#    tiles alike — and how many calls each route makes for 2^26 elements;
 # 3. the alias predicate on the tricky views (transposed, sliced, offset, small view over a
 #    larger storage, broadcast, channels_last, empty, too small);
 # 4. peak extra memory of the aliased path vs a separate-mask path vs `Tensor.bernoulli_`;
@@ -25,7 +26,7 @@ import torch
 from kb_tools import backends
 from kb_tools.memory import cases, parity
 from kb_tools.memory.alias import can_alias, mask_size
-from kb_tools.memory.expand import expand_inplace, expand_low_to_high
+from kb_tools.memory.expand import default_tile, expand_inplace, expand_low_to_high
 from kb_tools.memory.waves import plan_problems, plan_waves
 
 BACKENDS = backends.announce()
@@ -87,7 +88,9 @@ for device in BACKENDS:
     for dtype in DTYPES:
         expected = torch.from_numpy(expected_bits).to(dtype)
         good = expand_inplace(with_mask(dtype, device)).cpu()
+        tiles = expand_inplace(with_mask(dtype, device), route="tiles").cpu()
         bad = expand_low_to_high(with_mask(dtype, device)).cpu()
+        assert torch.equal(good, tiles), (device, dtype)
         wrong[device, dtype] = (int((good != expected).sum()), int((bad != expected).sum()))
         assert wrong[device, dtype][0] == 0, (device, dtype)
         assert wrong[device, dtype][1] > N // 10, (device, dtype)
@@ -106,6 +109,23 @@ ax.legend()
 plt.show()
 for key, (good, bad) in wrong.items():
     print(f"{key[0]:5s} {str(key[1]):15s} high->low wrong {good:6d}   low->high wrong {bad:6d}")
+
+# %% [markdown]
+# The two routes do the same writes in the same wave order; they differ in how often Python
+# steps in. The tiles route (the NPU kernel's structure, one UB-sized tile at a time) makes a
+# few torch calls and an int64 index of `tile/8` entries per tile; the kernel route makes one
+# compiled call per wave and no temporary. Counted for 2^26 elements, not timed
+# (`benchmarks/bench_expand.py` times both against a hot `fill_`):
+
+# %%
+N_BIG = 1 << 26
+for d in (1, 2, 4, 8):
+    plan = plan_waves(N_BIG, d)
+    tile = default_tile(d)
+    tiles = sum(-(-(w.end - w.start) // tile) for w in plan)
+    print(f"d={d}: {len(plan)} waves -> {len(plan)} compiled calls; {tiles:,} tiles of {tile:,} elements "
+          f"-> {tiles:,} index temporaries of {tile // 8 * 8:,} B")
+    assert tiles > 100 * len(plan)
 
 # %% [markdown]
 # ## 3. The dense-alias predicate on the tricky views
