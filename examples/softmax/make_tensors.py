@@ -4,7 +4,8 @@
 
 For each dtype: a seeded input whose reduced axis (dim 1 of a (4, 300, 3) tensor) is neither
 the last nor a multiple of the tile, so the strided read and the tail tile are both exercised;
-then the DUT (the delivered wrapper), the golden under TTK's Promote and the third-party leg.
+then the DUT (the delivered wrapper), the golden under TTK's Promote and the third-party leg
+(run on the CPU here, so that the saved tensors reproduce bit for bit on any machine).
 Written to ``tensors/<dtype>/{input,dut,golden,third_party}``: ``.npy``, except bfloat16 legs,
 which numpy cannot hold, as ``.pt``. The same seed gives the same tensors.
 """
@@ -28,8 +29,9 @@ def make_input(dtype: str):
     return (torch.randn(SHAPE, generator=generator) * SCALE).to(getattr(torch, dtype))
 
 
-def run_legs(dtype: str) -> dict:
-    """{leg name: tensor} for one dtype, each leg run by its own rules."""
+def run_legs(dtype: str, device: str | None = "cpu") -> dict:
+    """{leg name: tensor} for one dtype, each leg run by its own rules; ``device`` is the
+    third-party leg's (None: CUDA when present). The saved tensors are the CPU run's."""
     import torch
 
     from kb_tools.numerics.promote import golden_policy, run_leg
@@ -42,7 +44,7 @@ def run_legs(dtype: str) -> dict:
     promoted = x.to(getattr(torch, policy.compute))  # what TTK's Promote hands the golden
     return {"input": x, "dut": softmax_wrapper(x, DIM),
             "golden": run_leg(policy, lambda t: golden_softmax(t, DIM), promoted),
-            "third_party": third_party_softmax(x, DIM)}
+            "third_party": third_party_softmax(x, DIM, device)}
 
 
 def save(tensor, stem: Path) -> Path:

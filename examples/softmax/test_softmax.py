@@ -49,7 +49,7 @@ def test_case_is_three_party_from_declared_criteria():
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_saved_tensors_reproduce_and_pass_cross_check(dtype):
-    legs = make_tensors.run_legs(dtype)
+    legs = make_tensors.run_legs(dtype, device="cpu")
     for leg in ("input", "dut", "golden", "third_party"):
         assert torch.equal(legs[leg], saved(dtype, leg)), f"{dtype} {leg} no longer matches the saved tensor"
     assert legs["third_party"].dtype == legs["dut"].dtype  # leg dtypes match the DUT
@@ -60,6 +60,15 @@ def test_saved_tensors_reproduce_and_pass_cross_check(dtype):
     assert verdict.passed, verdict.reasons
     metrics = compute(legs["dut"], legs["golden"], dtype)
     assert metrics.max_abs is not None and metrics.max_rel is not None and metrics.cosine > 0.999
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device: the third-party leg ran on the CPU only")
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_third_party_leg_on_cuda_passes_cross_check(dtype):
+    legs = make_tensors.run_legs(dtype, device="cuda")
+    assert legs["third_party"].dtype == legs["dut"].dtype and legs["third_party"].device.type == "cpu"
+    verdict = judge("cross_check", legs["dut"], legs["golden"], legs["third_party"], dtype=dtype)
+    assert verdict.passed, verdict.reasons
 
 
 def test_golden_casts_nothing():
