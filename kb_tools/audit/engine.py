@@ -67,6 +67,8 @@ class AuditResult:
     suppressed: list[Finding] = field(default_factory=list)
     wrapper_info: list[Wrapper] = field(default_factory=list)
     source_lines: dict[int, str] = field(default_factory=dict)  # the text of each reported line
+    roles: frozenset[str] | None = None  # impl/golden/test when the families ran (kb_tools/audit/roles.py)
+    note: str | None = None  # one line when the file's role cannot be told
 
     @property
     def wrappers(self) -> list[str]:
@@ -103,8 +105,9 @@ def _is_wrapper(module: ModuleInfo, fn, audit: WrapperAudit) -> bool:
 
 
 def audit_source(text: str, path: str = "<source>", *, wrapper_patterns=(), launchers=(),
-                 select: set[str] | None = None) -> AuditResult:
-    """Findings for one source text. A syntax error raises KbError (exit 2) with its position."""
+                 select: set[str] | None = None, families=None) -> AuditResult:
+    """Findings for one source text. A syntax error raises KbError (exit 2) with its position.
+    ``families`` (a ``FamilyOptions``) adds the golden, test and kernel rules on the same tree."""
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
@@ -145,6 +148,12 @@ def audit_source(text: str, path: str = "<source>", *, wrapper_patterns=(), laun
             reached[(extra.lineno, extra.col_offset, "WB111")] = (RawFinding(
                 extra.lineno, extra.col_offset, "WB111",
                 f"second @pl.jit kernel `{extra.name}` in this file (the first is `{kernels[0].name}`)"), [])
+    if families is not None:
+        from kb_tools.audit.families import family_findings
+
+        result.roles, beyond, result.note = family_findings(tree, module, path, families, select)
+        for f in beyond:
+            reached.setdefault((f.line, f.col, f.code), (f, []))
     if not reached:
         return result
     lines = text.splitlines()

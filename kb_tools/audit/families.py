@@ -30,17 +30,22 @@ class FamilyOptions:
 
 
 def family_findings(tree: ast.Module, module: ModuleInfo, path: str, options: FamilyOptions,
-                    select: set[str] | None = None) -> tuple[frozenset[str], list[RawFinding]]:
-    """(the file's roles, the findings of the families those roles select). A file with no
-    role gets the wrapper family only (the caller says so in one line)."""
+                    select: set[str] | None = None) -> tuple[frozenset[str], list[RawFinding], str | None]:
+    """(the file's roles, the findings of the families those roles select, a note). A file
+    that defines functions but has no role gets the wrapper family only, and a note that
+    says so in one line."""
     roles = options.roles if options.roles is not None else file_roles(path, tree, module)
+    note = None
+    if not roles and any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in tree.body):
+        note = (f"{path}: AU014 role cannot be told (no kernel or launch, no test_*, no golden); "
+                "wrapper family only (choose with --role)")
     wanted = [(role, check) for role, check in FAMILIES if role in roles
               and (select is None or any(c.startswith(FAMILY_PREFIX[role]) for c in select))]
     if not wanted:
-        return roles, []
+        return roles, [], note
     spec = options.spec or (find_spec(path) if options.find_specs else None)
     ctx = FileContext.build(path, tree, module, spec)
     found: list[RawFinding] = []
     for _role, check in wanted:
         found.extend(check(ctx))
-    return roles, found
+    return roles, found, note

@@ -21,6 +21,7 @@ from kb_tools.audit.engine import AuditResult
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT_KEY = "kbtAuditFinding/v1"
+FAMILY_TAGS = {"WB": "wrapper-boundary", "GD": "golden", "TS": "test", "KN": "kernel"}
 
 
 def text_report(results: list[AuditResult]) -> str:
@@ -80,7 +81,7 @@ def _sarif_results(result: AuditResult, root: Path, index: dict[str, int], seen:
         entry = {
             "ruleId": f.code,
             "ruleIndex": index[f.code],
-            "level": "error",
+            "level": RULES[f.code].level,
             "message": {"text": f.message + (f" [wrapper `{f.wrapper}`]" if f.wrapper else "")},
             "locations": [_location(uri, under_root, f.line, f.col)],
             "partialFingerprints": {FINGERPRINT_KEY: fingerprint(f.code, uri, f.wrapper, source, seen[key])},
@@ -105,8 +106,8 @@ def sarif_report(results: list[AuditResult], root: Path | None = None) -> str:
         "name": RULES[c].name,
         "shortDescription": {"text": RULES[c].summary},
         "help": {"text": RULES[c].fix or RULES[c].summary},
-        "defaultConfiguration": {"level": "error"},
-        "properties": {"tags": ["wrapper-boundary"]},
+        "defaultConfiguration": {"level": RULES[c].level},
+        "properties": {"tags": [FAMILY_TAGS[c[:2]]]},
     } for c in codes]
     seen: dict = {}
     sarif_results = [x for r in results for x in _sarif_results(r, root, index, seen)]

@@ -1,5 +1,5 @@
 NAME = "audit"
-HELP = "audit wrapper files against the wrapper boundary (seed 003): parses, never imports or runs them"
+HELP = "audit operator code: wrappers against the wrapper boundary (seed 003), goldens, tests and kernels against their pages; parses, never imports or runs it"
 
 
 def configure(parser):
@@ -14,21 +14,30 @@ def configure(parser):
                         help="a function name whose call is a kernel launch (an imported kernel); repeatable")
     parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                         help="skip files or folders whose path matches; repeatable")
+    parser.add_argument("--role", metavar="ROLES",
+                        help="impl, golden and/or test (comma-separated) for every file, instead of telling each "
+                             "file's role from what it holds; the wrapper family runs on every file")
+    parser.add_argument("--spec", metavar="OPS_YAML",
+                        help="the operator spec the golden, test and kernel rules read (default: ops/<op>.yaml "
+                             "found beside or above each file, <op> from the file's name)")
 
 
 def run(args):
     import sys
 
     from kb_tools.audit import audit_path, select_codes
+    from kb_tools.audit.codes import RULES
     from kb_tools.audit.discover import python_files
     from kb_tools.audit.report import REPORTERS
     from kb_tools.diagnostics import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, KbError
 
     codes = select_codes(args.select)
+    families = _family_options(args)
     results, unusable = [], 0
     for path in python_files(args.paths, args.exclude):
         try:
-            results.append(audit_path(path, wrapper_patterns=args.wrapper_pattern, launchers=args.launcher, select=codes))
+            results.append(audit_path(path, wrapper_patterns=args.wrapper_pattern, launchers=args.launcher, select=codes,
+                                      families=families))
         except KbError as exc:
             print(exc.diagnostic, file=sys.stderr)
             unusable += 1
@@ -36,6 +45,9 @@ def run(args):
         if not unusable:
             print(f"kbt audit: no Python file under {', '.join(args.paths)}", file=sys.stderr)
         return EXIT_USAGE
+    for r in results:
+        if r.note:
+            print(r.note, file=sys.stderr)
     output = REPORTERS[args.format](results)
     if output:
         print(output)
@@ -45,11 +57,32 @@ def run(args):
             for f in r.suppressed:
                 print(f"suppressed: {f}", file=sys.stderr)
     findings = sum(len(r.findings) for r in results)
+    warnings = sum(RULES[f.code].level == "warning" for r in results for f in r.findings)
     suppressed = sum(len(r.suppressed) for r in results)
     wrappers = sum(len(r.wrappers) for r in results)
-    if not wrappers:
+    if not wrappers and any(not r.roles or "impl" in r.roles for r in results):  # a golden or test holds none
         print("kbt audit: AU012 no wrapper found (no function launches a kernel and none is named *_wrapper); "
               "name imported kernels with --launcher or choose wrappers with --wrapper-pattern", file=summary)
-    print(f"kbt audit: {findings} findings, {suppressed} suppressed, {wrappers} wrappers in {len(results)} files"
+    print(f"kbt audit: {findings} findings" + (f" ({warnings} warnings)" if warnings else "")
+          + f", {suppressed} suppressed, {wrappers} wrappers in {len(results)} files"
           + (f", {unusable} files unusable" if unusable else ""), file=summary)
-    return EXIT_FINDINGS if findings or unusable else EXIT_OK
+    return EXIT_FINDINGS if findings > warnings or unusable else EXIT_OK
+
+
+def _family_options(args):
+    """The golden/test/kernel families' options: --role and --spec (a bad spec: one line, exit 2)."""
+    from pathlib import Path
+
+    from kb_tools.audit.families import FamilyOptions
+    from kb_tools.audit.roles import parse_roles
+    from kb_tools.diagnostics import EXIT_USAGE, KbError, KbErrors
+    from kb_tools.specs import load_spec
+
+    roles = parse_roles(args.role)
+    try:
+        spec = load_spec(Path(args.spec)) if args.spec else None
+    except KbErrors as exc:  # the first problem, one line: kbt lint lists them all
+        raise KbError(exc.diagnostics[0], EXIT_USAGE) from None
+    except KbError as exc:
+        raise KbError(exc.diagnostic, EXIT_USAGE) from None
+    return FamilyOptions(roles=roles, spec=spec)

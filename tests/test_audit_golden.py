@@ -1,0 +1,74 @@
+"""The golden family (GD101-GD104): one bad and one good fixture per code, and the
+conditions each rule depends on (three-party or two-party, integer dtypes, the spec)."""
+
+from __future__ import annotations
+
+import pytest
+
+from audit_family_fixtures import audit, check_bad, check_good, codes, fixture, found
+from conftest import REPO
+from kb_tools.specs import load_spec
+
+GD = codes("GD")
+SOFTMAX = load_spec(REPO / "ops" / "softmax.yaml")  # three-party, floats only
+ADD = load_spec(REPO / "ops" / "add.yaml")  # two-party, int8 widened to int32
+
+
+def test_the_family_has_its_four_codes():
+    assert GD == ["GD101", "GD102", "GD103", "GD104"]
+
+
+@pytest.mark.parametrize("code", GD)
+def test_bad_fixture_gives_exactly_the_expected_findings(code):
+    check_bad(code)
+
+
+@pytest.mark.parametrize("code", GD)
+def test_good_fixture_is_clean(code):
+    check_good(code)
+
+
+def test_golden_importing_a_kernel_framework(tmp_path):
+    src = tmp_path / "relu_golden.py"
+    src.write_text("import triton.language as tl\nimport torch\n\n\ndef golden(x):\n    return torch.relu(x)\n")
+    assert found(src) == [(1, 1, "GD101")]
+    src.write_text("import torch\nimport numpy as np\n\n\ndef golden(x):\n    return torch.relu(x)\n")
+    assert found(src) == []
+
+
+def test_float_casts_are_wrong_only_in_a_three_party_case():
+    bad = fixture("GD102", "bad")
+    assert {c for *_, c in found(bad, spec=SOFTMAX)} == {"GD102"}
+    assert found(bad, spec=ADD, find_specs=False) == []  # two-party: the golden narrows at exit
+    assert found(bad, find_specs=False) == []  # no spec, no verdict
+
+
+def test_narrower_is_measured_against_the_widening_of_the_same_kind():
+    bad = fixture("GD103", "bad")
+    assert [c for *_, c in found(bad)] == ["GD103", "GD103"]  # add2 widens fp16 -> fp32
+    assert found(bad, spec=ADD) == []  # add widens only int8: no float widening to fall below
+    assert found(fixture("GD103", "good"), spec=ADD) == []
+
+
+def test_division_rule_needs_integer_dtypes():
+    bad = fixture("GD104", "bad")
+    assert {c for *_, c in found(bad, spec=ADD)} == {"GD104"}
+    assert found(bad, spec=SOFTMAX) == []  # floats only: // is not integer division
+
+
+def test_one_missing_guard_is_named(tmp_path):
+    src = tmp_path / "fd_golden.py"
+    src.write_text("import torch\n\n\ndef golden(a, b):\n    if (b == 0).any():\n        raise ZeroDivisionError\n"
+                   "    return torch.floor_divide(a, b)\n")
+    findings = audit(src).findings
+    assert [f.code for f in findings] == ["GD104"] and "INT_MIN / -1" in findings[0].message
+    assert "zero" not in findings[0].message
+
+
+def test_a_test_file_with_a_reference_function_is_not_a_golden(tmp_path):
+    src = tmp_path / "test_relu.py"
+    src.write_text("import torch\nfrom ops.relu_wrapper import relu_wrapper\n\n\ndef golden_relu(x):\n"
+                   "    return torch.relu(x).half()\n\n\ndef test_relu():\n"
+                   "    torch.manual_seed(0)\n    x = torch.randn(4)\n    assert torch.equal(relu_wrapper(x), golden_relu(x))\n")
+    result = audit(src, spec=SOFTMAX)
+    assert result.roles == {"test"} and [f.code for f in result.findings if f.code.startswith("GD")] == []

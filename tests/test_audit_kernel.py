@@ -1,0 +1,96 @@
+"""The kernel family (KN101-KN103): one bad and one good fixture per code; narrow values
+told from annotations, casts and the spec; stores through aliases; the API inventory."""
+
+from __future__ import annotations
+
+import pytest
+
+from audit_family_fixtures import audit, check_bad, check_good, codes, fixture, found
+from conftest import REPO
+from kb_tools.audit.kernel_rules import absent_api
+
+KN = codes("KN")
+
+
+def test_the_family_has_its_three_codes():
+    assert KN == ["KN101", "KN102", "KN103"]
+
+
+@pytest.mark.parametrize("code", KN)
+def test_bad_fixture_gives_exactly_the_expected_findings(code):
+    check_bad(code)
+
+
+@pytest.mark.parametrize("code", KN)
+def test_good_fixture_is_clean(code):
+    check_good(code)
+
+
+PL_KERNEL = """import torch
+import pypto_pro.language as pl
+from pypto_pro.language import vf
+
+
+@pl.jit
+def k(x: pl.Tensor[[8], pl.BF16], y: pl.Ptr):
+    r = vf.sub(x, 1.0)
+    {body}
+    pl.store(y, [0], e)
+
+
+def k_wrapper(x):
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    k(x, y)
+    return y
+"""
+
+
+def test_bf16_annotation_makes_a_value_narrow_until_widened(tmp_path):
+    src = tmp_path / "k_impl.py"
+    src.write_text(PL_KERNEL.format(body="e = vf.exp(r)"))
+    assert [c for *_, c in found(src, find_specs=False)] == ["KN101"]
+    src.write_text(PL_KERNEL.format(body="e = vf.exp(vf.astype(r, dtype=pl.FP32))"))
+    assert found(src, find_specs=False) == []
+
+
+def test_a_loaded_value_is_narrow_only_when_the_spec_declares_a_half_dtype():
+    bad = fixture("KN101", "bad")
+    assert [c for *_, c in found(bad)] == ["KN101"]  # softmax3: fp16/bf16 declared
+    assert found(bad, find_specs=False) == []  # no spec: a load's dtype is unknown, nothing is claimed
+
+
+def test_a_store_through_an_alias_counts_and_a_stub_kernel_is_skipped(tmp_path):
+    src = tmp_path / "m_impl.py"
+    src.write_text("import torch\nimport pypto_pro.language as pl\n\n\n@pl.jit\ndef k(x, y, dim):\n"
+                   "    out = y.movedim(dim, -1)\n    out[...] = x\n\n\n@pl.jit\ndef stub(x, y):\n    pass\n\n\n"
+                   "def k_wrapper(x):\n    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)\n    k(x, y, 0)\n    return y\n\n\n"
+                   "def stub_wrapper(x):\n    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)\n    stub(x, y)\n    return y\n")
+    assert [f.code for f in audit(src).findings if f.code.startswith("KN")] == []
+
+
+def test_an_output_only_read_is_never_stored(tmp_path):
+    src = tmp_path / "r_impl.py"
+    src.write_text("import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+                   "def k(x_ptr, y_ptr, n):\n    v = tl.load(y_ptr + tl.arange(0, 8))\n    tl.store(x_ptr + tl.arange(0, 8), v)\n\n\n"
+                   "def k_wrapper(x):\n    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)\n    k[(1,)](x, y, x.numel())\n    return y\n")
+    findings = [f for f in audit(src).findings if f.code == "KN102"]
+    assert [(f.line, f.message.split(",")[0]) for f in findings] == [(7, "kernel `k` never stores to `y_ptr`")]
+
+
+def test_absent_api_through_an_import_alias(tmp_path):
+    src = tmp_path / "c_impl.py"
+    src.write_text("import pypto_pro.language as pl\nimport pypto_pro.language.vf as v\n\n\n@pl.jit\ndef k(x, y):\n"
+                   "    pl.store(y, [0], v.cast(pl.load(x, [0], [8]), pl.FP32))\n")
+    assert [c for *_, c in found(src)] == ["KN103"]
+
+
+def test_the_inventory_is_cited_data():
+    assert absent_api() == {"vf.cast": "vf.astype"}
+    text = (REPO / "kb" / "api_inventory.yaml").read_text()
+    assert "003_c3bf9396551a1c99.txt" in text and "migration-table" in text
+
+
+def test_the_delivered_softmax_kernel_is_clean():
+    for path in (REPO / "ops" / "wrappers" / "softmax_wrapper.py", REPO / "examples" / "softmax" / "ops" / "wrappers" / "softmax_wrapper.py"):
+        result = audit(path)
+        assert "impl" in result.roles and result.findings == []

@@ -1,0 +1,73 @@
+"""The test family (TS101-TS105): one bad and one good fixture per code, reaching the
+wrapper through helpers and launches, criteria that are not element-wise, derived dtypes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from audit_family_fixtures import audit, check_bad, check_good, codes, fixture, found
+from conftest import REPO
+from kb_tools.specs import load_spec
+
+TS = codes("TS")
+
+
+def test_the_family_has_its_five_codes():
+    assert TS == ["TS101", "TS102", "TS103", "TS104", "TS105"]
+
+
+@pytest.mark.parametrize("code", TS)
+def test_bad_fixture_gives_exactly_the_expected_findings(code):
+    check_bad(code)
+
+
+@pytest.mark.parametrize("code", TS)
+def test_good_fixture_is_clean(code):
+    check_good(code)
+
+
+def test_a_kernel_launch_in_the_test_file_reaches_the_kernel(tmp_path):
+    src = tmp_path / "test_add.py"
+    src.write_text("import torch\nimport triton\n\n\n@triton.jit\ndef add_kernel(x, y, n):\n    pass\n\n\n"
+                   "def run(x):\n    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)\n"
+                   "    add_kernel[(1,)](x, y, x.numel())\n    return y\n\n\n"
+                   "def test_add():\n    assert torch.equal(run(torch.ones(3)), torch.ones(3))\n")
+    result = audit(src)
+    assert result.roles == {"impl", "test"}
+    assert [f.code for f in result.findings] == []
+
+
+def test_spec_tolerances_apply_only_to_element_wise_criteria():
+    bad = fixture("TS103", "bad")
+    assert [c for *_, c in found(bad)] == ["TS103"]  # add2's close / binary_equal
+    assert found(bad, spec=load_spec(REPO / "ops" / "softmax.yaml")) == []  # cross_check: no per-element rtol
+
+
+def test_dtypes_read_from_a_spec_or_prototype_count_as_covered(tmp_path):
+    src = tmp_path / "test_softmax.py"
+    src.write_text("import torch\nfrom ops.wrappers.softmax_wrapper import softmax_wrapper\n"
+                   "from ops.prototypes.softmax import SUPPORTED_DTYPES\n\n\ndef test_rows():\n"
+                   "    for name in SUPPORTED_DTYPES:\n        x = torch.zeros(2, 4, dtype=getattr(torch, name))\n"
+                   "        assert torch.equal(softmax_wrapper(x), torch.full((2, 4), 0.25, dtype=x.dtype))\n")
+    assert found(src, spec=load_spec(REPO / "ops" / "softmax.yaml")) == []
+    src.write_text(src.read_text().replace("from ops.prototypes.softmax import SUPPORTED_DTYPES\n", "")
+                   .replace("in SUPPORTED_DTYPES", "in ['float16', 'float32']"))
+    findings = audit(src, spec=load_spec(REPO / "ops" / "softmax.yaml")).findings
+    assert [f.code for f in findings] == ["TS104"] and "bfloat16" in findings[0].message
+
+
+def test_unseeded_random_is_a_warning_that_does_not_fail_the_run(kbt):
+    bad = fixture("TS105", "bad")
+    r = kbt("audit", bad, "--format", "sarif")
+    assert r.code == 0
+    results = json.loads(r.out)["runs"][0]["results"]
+    assert [(x["ruleId"], x["level"]) for x in results] == [("TS105", "warning")]
+    assert "1 findings (1 warnings)" in kbt("audit", bad).out
+
+
+def test_the_worked_example_reaches_its_wrapper_and_covers_its_dtypes():
+    result = audit(REPO / "examples" / "softmax" / "test_softmax.py")
+    assert result.roles == {"test"}
+    assert [f.code for f in result.findings if f.code != "TS105"] == []
