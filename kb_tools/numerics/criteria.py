@@ -146,6 +146,26 @@ def quant(dut, golden, ptol: float = 0.0) -> Verdict:
 
 # ---- mix_tolerance ------------------------------------------------------------------------------
 
+def _mix_pass(torch, a, g, row, work, masked: bool):
+    """(matched, NaN/inf mismatches, max |a-g| over finite pairs); unmasked assumes finite data."""
+    counts, maxes = [], []
+    for lo, hi in chunks.spans(a.numel(), chunks.step(a)):
+        af, gf = a[lo:hi].to(work), g[lo:hi].to(work)
+        err = (af - gf).abs_()
+        within = err <= gf.abs().mul_(row.rtol).add_(row.atol)
+        if not masked:
+            counts.append(within.sum())
+            maxes.append(err.amax())
+            continue
+        both = torch.isfinite(af) & torch.isfinite(gf)
+        same = (torch.isnan(af) & torch.isnan(gf)) | (torch.isinf(af) & (af == gf))
+        counts.append(torch.stack([(same | (both & within)).sum(), (~both & ~same).sum()]))
+        maxes.append(err.masked_fill_(~both, 0).amax())
+    counts = torch.stack(counts)
+    matched, mismatched = counts.sum(0).tolist() if masked else (int(counts.sum()), 0)
+    return int(matched), int(mismatched), float(torch.stack(maxes).amax())
+
+
 def mix_tolerance(dut, golden, dtype: str | None = None) -> Verdict:
     """|a-g| <= atol + rtol·|g| on at least 99 % of elements, and max |a-g| <= the dtype's cap.
 
@@ -161,23 +181,10 @@ def mix_tolerance(dut, golden, dtype: str | None = None) -> Verdict:
     if n == 0:
         return _empty("mix_tolerance", dtype, notes)
     work = chunks.work_dtype(torch, a, g)
-    finite = chunks.all_finite(torch, a, g)
-    counts, maxes = [], []
-    for lo, hi in chunks.spans(n, chunks.step(a)):
-        af, gf = a[lo:hi].to(work), g[lo:hi].to(work)
-        err = (af - gf).abs_()
-        bound = gf.abs().mul_(row.rtol).add_(row.atol)
-        within = err <= bound
-        if finite:
-            counts.append(torch.stack([within.sum(), within.new_zeros((), dtype=torch.int64)]))
-            maxes.append(err.amax())
-            continue
-        both = torch.isfinite(af) & torch.isfinite(gf)
-        same = (torch.isnan(af) & torch.isnan(gf)) | (torch.isinf(af) & (af == gf))
-        counts.append(torch.stack([(same | (both & within)).sum(), (~both & ~same).sum()]))
-        maxes.append(torch.where(both, err, torch.zeros((), dtype=work, device=err.device)).amax())
-    matched, mismatched = (int(x) for x in torch.stack(counts).sum(0).tolist())
-    max_err = float("inf") if mismatched else float(torch.stack(maxes).amax())
+    matched, mismatched, max_err = _mix_pass(torch, a, g, row, work, masked=False)
+    if not math.isfinite(max_err):  # a NaN/inf somewhere (or an overflowing difference): TTK's masks
+        matched, mismatched, max_err = _mix_pass(torch, a, g, row, work, masked=True)
+    max_err = math.inf if mismatched else max_err
     ratio = matched / n
     v = Verdict("mix_tolerance", dtype, True, notes=notes, metrics={
         "rtol": row.rtol, "atol": row.atol, "matched_ratio": ratio,
@@ -229,6 +236,24 @@ def _scalar(torch, value: float, dtype) -> float:
     return float(torch.tensor(value, dtype=dtype))
 
 
+def _close_pass(torch, x, y, diff_t, bound_t, rtol: float, atol: float, masked: bool):
+    """Elements outside isclose; None from the unmasked pass when it met a non-finite difference."""
+    carrier = torch.float64 if torch.float64 in (diff_t, bound_t) else torch.float32
+    counts, maxes = [], []
+    for lo, hi in chunks.spans(x.numel(), chunks.step(x)):
+        xc, yc = x[lo:hi].to(carrier), y[lo:hi].to(carrier)
+        err = _rounded(torch, xc - yc, diff_t).abs_()
+        ok = err <= _rounded(torch, _rounded(torch, yc.abs().mul_(rtol), bound_t).add_(atol), bound_t)
+        if masked:
+            ok = (ok & torch.isfinite(yc)) | (xc == yc) | (torch.isnan(xc) & torch.isnan(yc))
+        else:
+            maxes.append(err.amax())
+        counts.append(ok.sum())
+    if not masked and not math.isfinite(float(torch.stack(maxes).amax())):
+        return None
+    return x.numel() - int(torch.stack(counts).sum())
+
+
 def close(dut, golden, dtype: str | None = None) -> Verdict:
     """np.isclose(dut, golden, rtol, atol=1e-8, equal_nan=True) with TTK's rtol; FAIL when
     (1 - precision) > ptol, precision = (n - mismatches) / n, ptol = rtol (is_close.py)."""
@@ -241,19 +266,10 @@ def close(dut, golden, dtype: str | None = None) -> Verdict:
     if n == 0:
         return _empty("close", dtype, notes)
     diff_t, bound_t = _close_types(torch, x, y)
-    carrier = torch.float64 if torch.float64 in (diff_t, bound_t) else torch.float32
     r, at = _scalar(torch, rtol, bound_t), _scalar(torch, tol.CLOSE_ATOL, bound_t)
-    finite = chunks.all_finite(torch, x, y)
-    counts = []
-    for lo, hi in chunks.spans(n, chunks.step(x)):
-        xc, yc = x[lo:hi].to(carrier), y[lo:hi].to(carrier)
-        err = _rounded(torch, xc - yc, diff_t).abs_()
-        bound = _rounded(torch, _rounded(torch, yc.abs().mul_(r), bound_t).add_(at), bound_t)
-        ok = err <= bound
-        if not finite:
-            ok = (ok & torch.isfinite(yc)) | (xc == yc) | (torch.isnan(xc) & torch.isnan(yc))
-        counts.append(ok.sum())
-    mismatched = n - int(torch.stack(counts).sum())
+    mismatched = _close_pass(torch, x, y, diff_t, bound_t, r, at, masked=False)
+    if mismatched is None:  # a NaN/inf somewhere: isfinite(y), x == y and equal_nan decide there
+        mismatched = _close_pass(torch, x, y, diff_t, bound_t, r, at, masked=True)
     precision = (n - mismatched) / n
     v = Verdict("close", dtype, True, notes=notes, metrics={
         "rtol": rtol, "atol": tol.CLOSE_ATOL, "ptol": ptol, "precision": precision, "mismatched": mismatched})
@@ -267,6 +283,27 @@ def close(dut, golden, dtype: str | None = None) -> Verdict:
 
 # ---- stat_rel_err -----------------------------------------------------------------------------
 
+def _stat_pass(torch, a, g, work, masked: bool):
+    """(sum of relative errors, finite pairs, NaN/inf mismatches, max relative error), finite pairs only."""
+    sums, maxes = [], []
+    for lo, hi in chunks.spans(a.numel(), chunks.step(a)):
+        af, gf = a[lo:hi].to(work), g[lo:hi].to(work)
+        rel = (af - gf).abs_().div_(gf.abs().add_(tol.REL_EPS))
+        if masked:
+            both = torch.isfinite(af) & torch.isfinite(gf)
+            same = (torch.isnan(af) & torch.isnan(gf)) | (torch.isinf(af) & (af == gf))
+            rel.masked_fill_(~both, 0)
+            sums.append(torch.stack([rel.sum().double(), both.sum().double(), (~both & ~same).sum().double()]))
+        else:
+            sums.append(rel.sum().double())
+        maxes.append(rel.amax())
+    if masked:
+        total, n_finite, mismatched = torch.stack(sums).sum(0).tolist()
+    else:
+        total, n_finite, mismatched = float(torch.stack(sums).sum()), a.numel(), 0
+    return total, int(n_finite), int(mismatched), float(torch.stack(maxes).amax())
+
+
 def stat_rel_err(dut, golden, dtype: str | None = None) -> Verdict:
     """MERE < threshold and MARE < 10·threshold over finite pairs, rel = |a-g| / (|g| + 1e-7);
     a NaN/inf disagreement fails outright, all-matching non-finite data passes (stat_rel_err.py)."""
@@ -279,24 +316,9 @@ def stat_rel_err(dut, golden, dtype: str | None = None) -> Verdict:
     if n == 0:
         return _empty("stat_rel_err", dtype, notes)
     work = chunks.work_dtype(torch, a, g)
-    finite = chunks.all_finite(torch, a, g)
-    sums, maxes = [], []
-    for lo, hi in chunks.spans(n, chunks.step(a)):
-        af, gf = a[lo:hi].to(work), g[lo:hi].to(work)
-        rel = (af - gf).abs_().div_(gf.abs().add_(tol.REL_EPS))
-        if finite:
-            sums.append(torch.stack([rel.sum().to(torch.float64), torch.tensor(float(hi - lo), dtype=torch.float64,
-                                                                                device=rel.device),
-                                     torch.zeros((), dtype=torch.float64, device=rel.device)]))
-            maxes.append(rel.amax())
-            continue
-        both = torch.isfinite(af) & torch.isfinite(gf)
-        same = (torch.isnan(af) & torch.isnan(gf)) | (torch.isinf(af) & (af == gf))
-        rel = torch.where(both, rel, torch.zeros((), dtype=work, device=rel.device))
-        sums.append(torch.stack([rel.sum().to(torch.float64), both.sum().to(torch.float64),
-                                 (~both & ~same).sum().to(torch.float64)]))
-        maxes.append(rel.amax())
-    total, n_finite, mismatched = torch.stack(sums).sum(0).tolist()
+    total, n_finite, mismatched, mare = _stat_pass(torch, a, g, work, masked=False)
+    if not math.isfinite(mare):  # a NaN/inf somewhere (or an overflowing error): TTK's masks
+        total, n_finite, mismatched, mare = _stat_pass(torch, a, g, work, masked=True)
     v = Verdict("stat_rel_err", dtype, True, notes=notes, metrics={"threshold": th, "mere": None, "mare": None})
     if mismatched:
         v.reasons.append(f"NaN/inf mismatch at {int(mismatched)} of {n} elements (MERE and MARE not computed)")
@@ -304,7 +326,7 @@ def stat_rel_err(dut, golden, dtype: str | None = None) -> Verdict:
     if n_finite == 0:
         v.notes.append("no finite element pair, and every NaN/inf matches: MERE and MARE are undefined")
         return _finish(v)
-    mere, mare = total / n_finite, float(torch.stack(maxes).amax())
+    mere = total / n_finite
     v.metrics.update(mere=mere, mare=mare)
     if mere >= th:
         v.reasons.append(f"MERE {mere:.6g} >= threshold {th:.6g} ({mere / th:.2f}x)")
@@ -328,30 +350,57 @@ def safe_div(num: float, den: float, floor: float) -> float:
     return num / max(den, floor)
 
 
-def _cross_chunk(torch, t, g, b, sv: tol.SmallValue, finite: bool):
-    """One chunk's counts and sums (float64) and maxima of DUT and third-party relative error."""
+def _square_sum(torch, x):
+    """Sum of squares as TTK's float32 mean sees it, redone in float64 when the squares overflow."""
+    total = torch.dot(x, x) if x.dtype == torch.float64 else (x * x).sum()
+    if x.dtype != torch.float64 and math.isinf(float(total)):
+        total = torch.dot(x.double(), x.double())
+    return total.double()
+
+
+def _cross_chunk(torch, t, g, b, sv: tol.SmallValue, masked: bool):
+    """One chunk's counts and sums (float64) and the maxima of DUT and third-party relative error.
+
+    Unmasked, the chunk is assumed finite: the few small-value elements are gathered by index and
+    zeroed out of the large-region sums in place, so the common case costs no full-size mask.
+    """
     ag = g.abs()
     dt, db = (t - g).abs_(), (b - g).abs_()
-    if finite:
-        special_fail = torch.zeros((), dtype=torch.int64, device=t.device)
-        outside = ag < sv.small_value  # the small-value region, and everything outside the large one
-        small = outside
-    else:
+    zero_i = torch.zeros((), dtype=torch.int64, device=t.device)
+    if masked:
         fin = torch.isfinite(t) & torch.isfinite(g) & torch.isfinite(b)
         t_nan = torch.isnan(t)
         agrees = (t_nan & torch.isnan(b)) | (t == b) | (~torch.isfinite(g) & ((t_nan & torch.isnan(g)) | (t == g)))
         special_fail = (~fin & ~agrees).sum()
-        outside = ~fin | (ag < sv.small_value)
         small = fin & (ag < sv.small_value)
-        dt, db = dt.masked_fill_(~fin, 0), db.masked_fill_(~fin, 0)
+        outside = ~fin | small
+        dt.masked_fill_(~fin, 0), db.masked_fill_(~fin, 0)
+    else:
+        special_fail = zero_i
+        small = ag < sv.small_value
+    idx = small.nonzero().squeeze(1)
+    n_small = idx.numel()
+    small_t, small_b = dt[idx], db[idx]
+    small_err = torch.stack([(small_t > sv.small_value_atol).sum(), (small_b > sv.small_value_atol).sum()])
     den = ag.add_(tol.REL_EPS)
-    rel_t, rel_b = (dt / den).masked_fill_(outside, 0), (db / den).masked_fill_(outside, 0)
-    sq_t, sq_b = dt.masked_fill(outside, 0).double(), db.masked_fill(outside, 0).double()
-    counts = torch.stack([outside.numel() - outside.sum(), small.sum(), (small & (dt > sv.small_value_atol)).sum(),
-                          (small & (db > sv.small_value_atol)).sum(), special_fail, torch.isinf(rel_b).sum()])
-    sums = torch.cat([counts.to(torch.float64), torch.stack([rel_t.sum(), rel_b.sum()]).to(torch.float64),
-                      torch.stack([torch.dot(sq_t, sq_t), torch.dot(sq_b, sq_b)])])
-    return sums, torch.stack([rel_t.amax(), rel_b.amax()])
+    rel_t, rel_b = dt / den, db / den
+    if masked:
+        rel_t.masked_fill_(outside, 0), rel_b.masked_fill_(outside, 0), dt.masked_fill_(outside, 0)
+        db.masked_fill_(outside, 0)
+        n_large = (~outside).sum()
+    else:
+        if n_small:
+            for x in (rel_t, rel_b, dt, db):
+                x.index_fill_(0, idx, 0)
+        n_large = torch.tensor(t.numel() - n_small, device=t.device)
+    max_b = rel_b.amax()
+    tp_inf = torch.isinf(rel_b).sum() if math.isinf(float(max_b)) else zero_i
+    counts = torch.stack([n_large, torch.tensor(n_small, device=t.device), small_err[0], small_err[1],
+                          special_fail, tp_inf]).double()
+    sums = torch.cat([counts, torch.stack([rel_t.sum().double(), rel_b.sum().double(),
+                                           _square_sum(torch, dt), _square_sum(torch, db)])])
+    finite_check = None if masked else torch.stack([small_t.sum(), small_b.sum()])  # NaN/inf propagate
+    return sums, torch.stack([rel_t.amax(), max_b]), finite_check
 
 
 _ORDER = ("large", "small", "small_err_dut", "small_err_tp", "special_fail", "tp_rel_inf",
@@ -361,6 +410,22 @@ _ORDER = ("large", "small", "small_err_dut", "small_err_tp", "special_fail", "tp
 def _as_work(value: float, work_is_f32: bool) -> float:
     """A float64 mean as TTK's float32 mean would hold it: past float32's range it is inf."""
     return math.inf if work_is_f32 and abs(value) > FLOAT32_MAX else value
+
+
+def _cross_pass(torch, t, g, b, sv, work, masked: bool):
+    """Region sums and maxima over all chunks; (None, None, None) when the unmasked pass met a
+    non-finite value: NaN/inf in any leg shows as a non-finite relative error outside the small
+    region, or a non-finite difference inside it."""
+    parts = [_cross_chunk(torch, t[lo:hi].to(work), g[lo:hi].to(work), b[lo:hi].to(work), sv, masked)
+             for lo, hi in chunks.spans(t.numel(), chunks.step(t))]
+    maxes = torch.stack([p[1] for p in parts]).amax(0)
+    if not masked:
+        checks = torch.cat([maxes, torch.stack([p[2] for p in parts]).amax(0)])
+        if not bool(torch.isfinite(checks).all()):
+            return None, None, None
+    s = dict(zip(_ORDER, torch.stack([p[0] for p in parts]).sum(0).tolist()))
+    max_rel_dut, max_rel_tp = maxes.tolist()
+    return s, max_rel_dut, max_rel_tp
 
 
 def cross_check(dut, golden, third_party, dtype: str | None = None, level: str = tol.DEFAULT_LEVEL) -> Verdict:
@@ -388,11 +453,9 @@ def cross_check(dut, golden, third_party, dtype: str | None = None, level: str =
         v.notes.append("no elements to compare")
         return v
     work = chunks.work_dtype(torch, t, g, b)
-    finite = chunks.all_finite(torch, t, g, b)
-    parts = [_cross_chunk(torch, t[lo:hi].to(work), g[lo:hi].to(work), b[lo:hi].to(work), sv, finite)
-             for lo, hi in chunks.spans(n, chunks.step(t))]
-    s = dict(zip(_ORDER, torch.stack([p[0] for p in parts]).sum(0).tolist()))
-    max_rel_dut, max_rel_tp = torch.stack([p[1] for p in parts]).amax(0).tolist()
+    s, max_rel_dut, max_rel_tp = _cross_pass(torch, t, g, b, sv, work, masked=False)
+    if s is None:  # a NaN/inf in some leg (or an overflowing difference): TTK's three-way masks
+        s, max_rel_dut, max_rel_tp = _cross_pass(torch, t, g, b, sv, work, masked=True)
     v.metrics = {"small_value": sv.small_value, "small_value_atol": sv.small_value_atol,
                  "limits": {"mare": limits.mare, "mere": limits.mere, "rmse": limits.rmse},
                  "large": int(s["large"]), "small": int(s["small"]),
