@@ -64,7 +64,7 @@ class _Numpy:
             self.one_bits = BF16_ONE_BITS
         elif self.width in (1, 2, 4, 8):
             self.one_bits = int(np.ones(1, out.dtype).view(f"i{self.width}")[0])
-        self.threads = None  # numba's own default
+        self.threads = None  # the CPU count (kernels.expand_wave)
 
     @cached_property
     def table(self):
@@ -199,7 +199,7 @@ def expand_inplace(out, *, tile: int | None = None, bfloat16: bool = False, rout
     to low in waves. ``bfloat16`` marks a numpy uint16 array holding bfloat16 bit patterns;
     ``route`` picks a compiled call per wave (``kernel``), the tiles (``tiles``, whose size
     ``tile`` sets) or the first that this machine can run (``auto``). ``threads`` is the CPU
-    kernel's thread count (default: torch's for a tensor, numba's for an array)."""
+    kernel's thread count (default: torch's for a tensor, the CPU count for an array)."""
     ops = _ops(out, bfloat16)
     if threads is not None:
         if threads < 1:
