@@ -20,10 +20,11 @@ def main() -> None:
     parser.add_argument("--questions", type=Path, default=ROOT / "tests" / "route_eval.yaml")
     args = parser.parse_args()
     outcomes = run_questions(ROOT, load_questions(args.questions))
-    for label, group in (("tuning", [o for o in outcomes if not o.question.heldout]),
-                         ("held-out", [o for o in outcomes if o.question.heldout]),
-                         ("all", outcomes)):
-        print(f"{label:9} {len(group):3} questions  top-1 {rate(group, 1):6.1%}  top-3 {rate(group, 3):6.1%}")
+    held = [o for o in outcomes if o.question.heldout]
+    groups = [("tuning", [o for o in outcomes if not o.question.heldout]), ("held-out", held)]
+    groups += [(f"  batch {b}", [o for o in held if o.question.batch == b]) for b in sorted({o.question.batch for o in held})]
+    for label, group in [*groups, ("all", outcomes)]:
+        print(f"{label:10} {len(group):3} questions  top-1 {rate(group, 1):6.1%}  top-3 {rate(group, 3):6.1%}")
     kinds = sorted({o.question.kind for o in outcomes})
     print("by kind:  " + "  ".join(f"{k} {rate([o for o in outcomes if o.question.kind == k], 3):.0%}" for k in kinds))
     for o in outcomes:

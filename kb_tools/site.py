@@ -176,8 +176,8 @@ def _index(kb: KnowledgeBase, specs: list[OpSpec], titles: dict[str, str]) -> st
             f"**Operators:** {operators}\n\n"
             f"**Rules:** [{counts['constraint']} constraints](constraints.md), [{counts['pattern']} patterns](patterns.md), "
             f"[{counts['playbook']} playbooks](playbooks.md); [the router](router.md) maps a task to the pages to read; [the glossary](glossary.md) "
-            "gives the terms in English and Chinese.\n\n"
-            + _toctree(["router", "CONTRACT", "glossary"], "Start here")
+            "gives the terms in English and Chinese; [ask the KB](ask.md) in your own words, any language.\n\n"
+            + _toctree(["router", "ask", "CONTRACT", "glossary"], "Start here")
             + _toctree([group for _, group, *_ in _GROUPS], "Rules", depth=2)
             + _toctree(["notebooks", "operators"], "Proofs and operators", depth=2))
 
@@ -205,6 +205,9 @@ def write_sources(root: Path, kb: KnowledgeBase, src: Path, executed_dir: Path |
     (src / "router.md").write_text(router)
     (src / "CONTRACT.md").write_text((root / "CONTRACT.md").read_text())
     (src / "glossary.md").write_text(glossary_markdown(load_glossary(root), rel_of))
+    from kb_tools.search.askpage import ask_page_markdown
+
+    (src / "ask.md").write_text(ask_page_markdown(root))
     (src / "notebooks").mkdir()
     from kb_tools.notebook_runner import notebook_sources
 

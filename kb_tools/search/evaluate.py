@@ -22,6 +22,7 @@ class Question:
     kind: str
     answers: tuple[str, ...]
     heldout: bool
+    batch: int  # when it was written (held-out questions come in batches)
     line: int
 
 
@@ -46,7 +47,8 @@ def load_questions(path: Path) -> list[Question]:
         if not ok:
             diags.append(Diagnostic(str(path), line, "EV002", "a question needs q (text) and answers (page ids)"))
             continue
-        questions.append(Question(item["q"], str(item.get("kind", "")), tuple(item["answers"]), bool(item.get("heldout")), line))
+        questions.append(Question(item["q"], str(item.get("kind", "")), tuple(item["answers"]), bool(item.get("heldout")),
+                                  int(item.get("batch", 1)), line))
     if diags:
         raise KbErrors(diags)
     return questions

@@ -30,6 +30,7 @@ _SCHEMA = f"""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE pages(n INTEGER PRIMARY KEY, id TEXT UNIQUE, path TEXT, title TEXT, tasks TEXT);
 CREATE TABLE vocab(n INTEGER, token TEXT, PRIMARY KEY(n, token)) WITHOUT ROWID;
+CREATE INDEX vocab_token ON vocab(token);
 CREATE TABLE tasks(ord INTEGER PRIMARY KEY, id TEXT, wording TEXT, skills TEXT, refs TEXT, line INTEGER, said TEXT);
 CREATE TABLE glossary(ord INTEGER PRIMARY KEY, names TEXT);
 CREATE VIRTUAL TABLE docs USING fts5({", ".join(COLUMNS)}, tokenize="ascii tokenchars '._'");

@@ -95,7 +95,8 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 5, skill: str |
     query_tokens = list(dict.fromkeys(t for w in query_words for t in word_tokens(w)))
     extra, used_names = _expansion(conn, {t for w in query_words for t in key_tokens(w)})
     extra = [t for t in extra if t not in query_tokens]
-    scores = _bm25(conn, query_tokens)
+    shares, floor = _coordination(conn, query_words)
+    scores = {n: s * shares.get(n, floor) for n, s in _bm25(conn, query_tokens).items()}
     for n, score in _bm25(conn, extra).items():
         scores[n] = scores.get(n, 0.0) + EXPANSION_WEIGHT * score
     top = max(scores.values(), default=0.0)
@@ -116,6 +117,21 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 5, skill: str |
         matched += list(found)[:MAX_GLOSSARY_SHOWN]
         hits.append(Hit(page_id, path, title, round(score, 3), tuple(matched), tuple(json.loads(tasks))))
     return hits
+
+
+def _coordination(conn: sqlite3.Connection, query_words: list[str]) -> tuple[dict[int, float], float]:
+    """For each page, the share of the question's words it contains (Lucene's classic
+    coordination factor). In a KB this small, a word such as "wrapper" is on most pages,
+    so BM25 gives it no weight at all; a page that has every word asked should still
+    outrank one that has only the rarest. Also the share of a page that has none of them."""
+    asked = list(dict.fromkeys(t for w in query_words for t in key_tokens(w)))
+    if not asked:
+        return {}, 1.0
+    have: dict[int, int] = {}
+    for (n,) in conn.execute(f"SELECT n FROM vocab WHERE token IN ({','.join('?' * len(asked))})", asked):
+        have[n] = have.get(n, 0) + 1
+    # a page that has only pieces of an identifier (torch, zeros for torch.zeros) counts half a word
+    return {n: count / len(asked) for n, count in have.items()}, 0.5 / len(asked)
 
 
 def _task_bonus(conn: sqlite3.Connection, query_tokens: list[str]) -> dict[int, float]:
