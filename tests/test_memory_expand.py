@@ -2,6 +2,10 @@
 by the compiled per-wave kernel and by the tiles; the low-to-high order corrupts; temporaries
 bounded by a tile (tiles) or by the constant table (kernel)."""
 
+import importlib.util
+import os
+import subprocess
+import sys
 import tracemalloc
 
 import numpy as np
@@ -9,6 +13,8 @@ import pytest
 import torch
 
 from kb_tools.memory.expand import expand_from, expand_inplace, expand_low_to_high
+
+from conftest import REPO
 
 TORCH_DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.uint8,
                 torch.int8, torch.int16, torch.int32, torch.int64, torch.bool]
@@ -239,3 +245,32 @@ def test_cuda_bit_exact(dtype, route):
         out = torch_with_mask(mask, n, dtype, device="cuda")
         expand_inplace(out, tile=512, route=route)
         assert torch.equal(out.cpu(), torch.from_numpy(reference(mask, n)).to(dtype)), n
+
+
+TRITON_IN_INTERPRETER = """
+import numpy as np, torch
+from kb_tools.memory.expand import _Torch, _triton_wave
+from kb_tools.memory.waves import plan_waves
+rng = np.random.default_rng(13)
+for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.int64, torch.bool, torch.int8):
+    for n in (1, 300, 4099, 70001):
+        mask = rng.integers(0, 256, -(-n // 8), dtype=np.uint8)
+        out = torch.zeros(n, dtype=dtype)
+        out.view(torch.uint8)[: mask.size].copy_(torch.from_numpy(mask))
+        ops = _Torch(out)
+        ops.kernel = _triton_wave()
+        for wave in plan_waves(n, ops.width):
+            ops.expand(wave.start, wave.end) if wave.buffered else ops.expand_wave(wave.start, wave.end)
+        expected = torch.from_numpy(np.unpackbits(mask, bitorder="little", count=n)).to(dtype)
+        assert torch.equal(out, expected), (dtype, n)
+"""
+
+
+@pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="triton is not installed")
+def test_triton_wave_kernel_bit_exact_in_the_interpreter():
+    """The per-wave Triton kernel, run by Triton's CPU interpreter on CPU tensors: the same
+    program the GPU runs, checked where no GPU is (bfloat16 and bool included)."""
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    result = subprocess.run([sys.executable, "-c", TRITON_IN_INTERPRETER], cwd=REPO, env=env,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]

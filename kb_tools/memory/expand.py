@@ -147,7 +147,9 @@ def _triton_wave():
         live = idx < end
         byte = tl.load(mask_ptr + idx // 8, mask=live, other=0)
         bit = (byte >> (idx % 8).to(tl.uint8)) & 1
-        tl.store(out_ptr + idx, bit.to(out_ptr.dtype.element_ty), mask=live)
+        # by way of float32: exact for 0 and 1, and converted by value everywhere, where
+        # uint8 -> bfloat16 came out as the bit pattern 0x0001 in Triton's CPU interpreter
+        tl.store(out_ptr + idx, bit.to(tl.float32).to(out_ptr.dtype.element_ty), mask=live)
 
     def launch(mask, out, start, end, block=1024):
         wave_kernel[(ceil_div(end - start, block),)](mask, out, start, end, BLOCK=block)
