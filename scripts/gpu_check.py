@@ -137,7 +137,12 @@ RUNNERS = {"environment": step_environment, "cuda-tests": step_cuda_tests, "note
 
 
 def write_summary(out_dir: Path, steps: list[Step], cuda: bool, why: str) -> None:
-    head = "GPU check: CUDA device present" if cuda else f"GPU check without a GPU: {why}; the GPU half awaits a GPU"
+    if cuda:
+        import torch
+
+        head = f"GPU check on {torch.cuda.get_device_name()}"
+    else:
+        head = f"GPU check without a GPU: {why}; the GPU half awaits a GPU"
     lines = [f"# {head}", "", "| step | status | seconds | detail | files |", "|---|---|---|---|---|"]
     for s in steps:
         lines.append(f"| {s.name} | {s.status} | {s.seconds} | {s.detail.replace('|', '/')} | {', '.join(s.files)} |")
