@@ -15,6 +15,7 @@ from pathlib import Path
 
 from kb_tools import vocabulary as V
 from kb_tools.diagnostics import Diagnostic, KbError, KbErrors
+from kb_tools.pagefiles import page_files
 from kb_tools.textfile import read_text
 
 KEBAB = r"^[a-z0-9]+(-[a-z0-9]+)*$"
@@ -210,10 +211,6 @@ class KnowledgeBase:
             if page.rel_path == rel_path:
                 return page
         return None
-
-
-def page_files(kb_dir: Path) -> list[Path]:
-    return sorted(p for sub in V.PAGE_KINDS.values() for p in (kb_dir / sub).glob("*.md") if p.name != "README.md")
 
 
 def _looping_folders(kb_dir: Path) -> list[Diagnostic]:

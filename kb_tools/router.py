@@ -8,13 +8,11 @@ the wording.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from kb_tools.diagnostics import Diagnostic, KbErrors
-from kb_tools.pages import shown_path
 from kb_tools.textfile import read_text
 
 HEADER = ("task", "skill", "focused reference")
@@ -47,6 +45,8 @@ def _kb_relative(target: str) -> str:
 
 def parse_router(path: Path) -> list[Task]:
     """All task rows of the first ``| Task | Skill | Focused reference |`` table."""
+    from kb_tools.pages import shown_path  # on use: `kbt route` reads tasks from its index, not pages
+
     text = read_text(path, code_prefix="RT")
     path = shown_path(path)
     lines = text.splitlines()
@@ -94,6 +94,8 @@ def find_task(tasks: list[Task], query: str) -> Task | None:
 
 def nearest(tasks: list[Task], query: str, n: int = 3) -> list[Task]:
     """The tasks whose wording or id reads most like ``query``."""
+    import difflib
+
     scored = []
     q = query.lower()
     for task in tasks:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
 
 from kb_tools.diagnostics import EXIT_USAGE, fail
@@ -21,11 +20,15 @@ MAX_QUERY_CHARS = 8192  # room for a pasted error with its context, not for a lo
 _WHO = "kbt route"
 
 
-@dataclass(frozen=True)
 class Answer:
-    task: Task | None  # the task named exactly, if any
-    hits: list[Hit]
-    tasks: list[Task]  # every task of the router, for "nearest" when nothing matched
+    """What a question found. A plain class: a dataclass costs a millisecond of start-up."""
+
+    __slots__ = ("task", "hits", "tasks")
+
+    def __init__(self, task: Task | None, hits: list[Hit], tasks: list[Task]):
+        self.task = task  # the task named exactly, if any
+        self.hits = hits
+        self.tasks = tasks  # every task of the router, for "nearest" when nothing matched
 
 
 def check_query(text: str) -> str:

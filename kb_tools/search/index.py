@@ -16,7 +16,7 @@ import sqlite3
 from pathlib import Path
 
 from kb_tools import kbcache
-from kb_tools.pages import page_files
+from kb_tools.pagefiles import page_files
 from kb_tools.search.tokens import key_tokens_of, tokens
 from kb_tools.textfile import MAX_TEXT_BYTES
 

@@ -12,24 +12,23 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
-
 from kb_tools.search.index import COLUMNS
-from kb_tools.search.tokens import WORD, key_tokens, word_tokens
+from kb_tools.search.tokens import WORD, is_cjk, key_tokens, word_tokens
 
 EXPANSION_WEIGHT = 0.5
 TASK_WEIGHT = 0.5  # added to a page's score (the best page scores 1) when a task's wording is asked
 MAX_GLOSSARY_SHOWN = 4  # glossary names listed per page among the words that matched
 
 
-@dataclass(frozen=True)
 class Hit:
-    id: str
-    path: str
-    title: str
-    score: float | None  # None for the pages of an exact task (they are not ranked)
-    matched: tuple[str, ...]
-    tasks: tuple[str, ...]
+    """One page in an answer. A plain class: a dataclass costs a millisecond of start-up."""
+
+    __slots__ = ("id", "path", "title", "score", "matched", "tasks")
+
+    def __init__(self, id: str, path: str, title: str | None, score: float | None, matched: tuple, tasks: tuple):
+        self.id, self.path, self.title = id, path, title
+        self.score = score  # None for the pages of an exact task (they are not ranked)
+        self.matched, self.tasks = matched, tasks
 
     def as_json(self) -> dict:
         return {"id": self.id, "path": self.path, "title": self.title, "score": self.score,
@@ -67,7 +66,7 @@ def _matched_words(query_words: list[str], page_tokens: set[str]) -> list[str]:
         toks = word_tokens(word)
         if not toks:
             continue
-        if len(word) > 1 and all("\u3400" <= c for c in word):
+        if len(word) > 1 and all(is_cjk(c) for c in word):
             out.extend(_han_stretches(word, page_tokens))
         elif toks[0] in page_tokens or any(t in page_tokens for t in toks[1:]):
             out.append(word)

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 
-_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-WORD = re.compile(rf"[{_HAN}]+|[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*")
-_HAN_RUN = re.compile(rf"[{_HAN}]+")
+# A run of letters outside ASCII, or an ASCII word or dotted identifier. (A class spelled
+# with the Han ranges would cost a millisecond to compile on every start-up; \W does not.)
+WORD = re.compile(r"[^\W\d_A-Za-z]+|[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 STOP_WORDS = frozenset(
@@ -50,12 +50,28 @@ def is_identifier(word: str) -> bool:
     return any(c.isdigit() or c in "._" for c in word) or any(c.isupper() for c in word[1:])
 
 
+def is_cjk(char: str) -> bool:
+    """Han (with its extension A and compatibility ideographs), kana or Hangul: scripts
+    written without spaces between words."""
+    return "\u3040" <= char <= "\u9fff" or "\uf900" <= char <= "\ufaff" or "\uac00" <= char <= "\ud7af"
+
+
+def _pairs(run: str) -> list[str]:
+    if len(run) == 1:
+        return [] if run in STOP_PAIRS else [run]
+    return [p for p in (run[i:i + 2] for i in range(len(run) - 1)) if p not in STOP_PAIRS]
+
+
 def word_tokens(word: str) -> list[str]:
     """The index tokens of one word as WORD finds it."""
-    if _HAN_RUN.fullmatch(word):
-        if len(word) == 1:
-            return [] if word in STOP_PAIRS else [word]
-        return [p for p in (word[i:i + 2] for i in range(len(word) - 1)) if p not in STOP_PAIRS]
+    if not word.isascii():  # letters outside ASCII: pairs of each CJK stretch, other letters whole
+        out, start = [], 0
+        for i in range(1, len(word) + 1):
+            if i == len(word) or is_cjk(word[i]) != is_cjk(word[start]):
+                stretch = word[start:i]
+                out.extend(_pairs(stretch) if is_cjk(stretch[0]) else [stretch.lower()])
+                start = i
+        return out
     lower = word.lower()
     if not is_identifier(word):
         return [] if lower in STOP_WORDS else [stem(lower)]
