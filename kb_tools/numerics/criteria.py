@@ -148,22 +148,19 @@ def quant(dut, golden, ptol: float = 0.0) -> Verdict:
 
 def _mix_pass(torch, a, g, row, work, masked: bool):
     """(matched, NaN/inf mismatches, max |a-g| over finite pairs); unmasked assumes finite data."""
-    counts, maxes = [], []
+    totals = chunks.Totals(2, 1)
     for lo, hi in chunks.spans(a.numel(), chunks.step(a)):
         af, gf = a[lo:hi].to(work), g[lo:hi].to(work)
         err = (af - gf).abs_()
         within = err <= gf.abs().mul_(row.rtol).add_(row.atol)
         if not masked:
-            counts.append(within.sum())
-            maxes.append(err.amax())
+            totals.add(within.sum().reshape(1), err.amax().reshape(1))  # no NaN/inf: no mismatch to count
             continue
         both = torch.isfinite(af) & torch.isfinite(gf)
         same = (torch.isnan(af) & torch.isnan(gf)) | (torch.isinf(af) & (af == gf))
-        counts.append(torch.stack([(same | (both & within)).sum(), (~both & ~same).sum()]))
-        maxes.append(err.masked_fill_(~both, 0).amax())
-    counts = torch.stack(counts)
-    matched, mismatched = counts.sum(0).tolist() if masked else (int(counts.sum()), 0)
-    return int(matched), int(mismatched), float(torch.stack(maxes).amax())
+        totals.add(torch.stack([(same | (both & within)).sum(), (~both & ~same).sum()]),
+                   err.masked_fill_(~both, 0).amax().reshape(1))
+    return int(totals.sums[0]), int(totals.sums[1]), totals.maxes[0]
 
 
 def mix_tolerance(dut, golden, dtype: str | None = None) -> Verdict:
@@ -239,19 +236,17 @@ def _scalar(torch, value: float, dtype) -> float:
 def _close_pass(torch, x, y, diff_t, bound_t, rtol: float, atol: float, masked: bool):
     """Elements outside isclose; None from the unmasked pass when it met a non-finite difference."""
     carrier = torch.float64 if torch.float64 in (diff_t, bound_t) else torch.float32
-    counts, maxes = [], []
+    totals = chunks.Totals(1, 1)
     for lo, hi in chunks.spans(x.numel(), chunks.step(x)):
         xc, yc = x[lo:hi].to(carrier), y[lo:hi].to(carrier)
         err = _rounded(torch, xc - yc, diff_t).abs_()
         ok = err <= _rounded(torch, _rounded(torch, yc.abs().mul_(rtol), bound_t).add_(atol), bound_t)
         if masked:
             ok = (ok & torch.isfinite(yc)) | (xc == yc) | (torch.isnan(xc) & torch.isnan(yc))
-        else:
-            maxes.append(err.amax())
-        counts.append(ok.sum())
-    if not masked and not math.isfinite(float(torch.stack(maxes).amax())):
+        totals.add(ok.sum().reshape(1), None if masked else err.amax().reshape(1))
+    if not masked and not math.isfinite(totals.maxes[0]):
         return None
-    return x.numel() - int(torch.stack(counts).sum())
+    return x.numel() - int(totals.sums[0])
 
 
 def close(dut, golden, dtype: str | None = None) -> Verdict:
@@ -285,7 +280,7 @@ def close(dut, golden, dtype: str | None = None) -> Verdict:
 
 def _stat_pass(torch, a, g, work, masked: bool):
     """(sum of relative errors, finite pairs, NaN/inf mismatches, max relative error), finite pairs only."""
-    sums, maxes = [], []
+    totals = chunks.Totals(3, 1)
     for lo, hi in chunks.spans(a.numel(), chunks.step(a)):
         af, gf = a[lo:hi].to(work), g[lo:hi].to(work)
         rel = (af - gf).abs_().div_(gf.abs().add_(tol.REL_EPS))
@@ -293,15 +288,14 @@ def _stat_pass(torch, a, g, work, masked: bool):
             both = torch.isfinite(af) & torch.isfinite(gf)
             same = (torch.isnan(af) & torch.isnan(gf)) | (torch.isinf(af) & (af == gf))
             rel.masked_fill_(~both, 0)
-            sums.append(torch.stack([rel.sum().double(), both.sum().double(), (~both & ~same).sum().double()]))
+            totals.add(torch.stack([rel.sum().double(), both.sum().double(), (~both & ~same).sum().double()]),
+                       rel.amax().reshape(1))
         else:
-            sums.append(rel.sum().double())
-        maxes.append(rel.amax())
-    if masked:
-        total, n_finite, mismatched = torch.stack(sums).sum(0).tolist()
-    else:
-        total, n_finite, mismatched = float(torch.stack(sums).sum()), a.numel(), 0
-    return total, int(n_finite), int(mismatched), float(torch.stack(maxes).amax())
+            totals.add(torch.stack([rel.sum().double(), torch.tensor(float(hi - lo), dtype=torch.float64,
+                                                                     device=rel.device),
+                                    torch.zeros((), dtype=torch.float64, device=rel.device)]), rel.amax().reshape(1))
+    total, n_finite, mismatched = totals.sums
+    return total, int(n_finite), int(mismatched), totals.maxes[0]
 
 
 def stat_rel_err(dut, golden, dtype: str | None = None) -> Verdict:
@@ -416,16 +410,15 @@ def _cross_pass(torch, t, g, b, sv, work, masked: bool):
     """Region sums and maxima over all chunks; (None, None, None) when the unmasked pass met a
     non-finite value: NaN/inf in any leg shows as a non-finite relative error outside the small
     region, or a non-finite difference inside it."""
-    parts = [_cross_chunk(torch, t[lo:hi].to(work), g[lo:hi].to(work), b[lo:hi].to(work), sv, masked)
-             for lo, hi in chunks.spans(t.numel(), chunks.step(t))]
-    maxes = torch.stack([p[1] for p in parts]).amax(0)
-    if not masked:
-        checks = torch.cat([maxes, torch.stack([p[2] for p in parts]).amax(0)])
-        if not bool(torch.isfinite(checks).all()):
-            return None, None, None
-    s = dict(zip(_ORDER, torch.stack([p[0] for p in parts]).sum(0).tolist()))
-    max_rel_dut, max_rel_tp = maxes.tolist()
-    return s, max_rel_dut, max_rel_tp
+    totals, checks = chunks.Totals(len(_ORDER), 2), chunks.Totals(0, 2)
+    for lo, hi in chunks.spans(t.numel(), chunks.step(t)):
+        sums, maxes, check = _cross_chunk(torch, t[lo:hi].to(work), g[lo:hi].to(work), b[lo:hi].to(work), sv, masked)
+        totals.add(sums, maxes)
+        if not masked:
+            checks.add(maxes=check)
+    if not masked and not all(math.isfinite(x) for x in totals.maxes + checks.maxes):
+        return None, None, None
+    return dict(zip(_ORDER, totals.sums)), totals.maxes[0], totals.maxes[1]
 
 
 def cross_check(dut, golden, third_party, dtype: str | None = None, level: str = tol.DEFAULT_LEVEL) -> Verdict:
