@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from kb_tools.audit import tables as tb
 from kb_tools.audit.kinds import K, P, S, T, U, flat, is_python, is_tensor, join, merge_envs, metadata_name
-from kb_tools.audit.module import FUNCTION_DEFS, kernel_aliases, launch_target
+from kb_tools.audit.module import FUNCTION_DEFS, launch_target
 from kb_tools.audit.names import bind_import, dotted, qualname
 
 MAX_HELPER_DEPTH = 8
@@ -209,8 +209,11 @@ class WrapperAudit:
 
     def enter(self, fn, given: dict | None, called_at=None) -> dict:
         launchers = self.module.launchers
-        frame = Frame(fn, fn.name, self.module.launches(fn), tensor_evidence(fn, launchers, self.aliases),
-                      kernel_aliases(fn, launchers, self.aliases), self.loop_depth, self.counts, called_at)
+        kernels = self.module.local_kernels(fn)
+        evidence = self.module.evidence.get(id(fn))
+        if evidence is None:
+            evidence = self.module.evidence[id(fn)] = tensor_evidence(fn, launchers | kernels, self.aliases)
+        frame = Frame(fn, fn.name, self.module.launches(fn), evidence, kernels, self.loop_depth, self.counts, called_at)
         self.frames.append(frame)
         return self.param_kinds(fn, given or {}, frame.evidence)
 

@@ -115,7 +115,7 @@ def audit_source(text: str, path: str = "<source>", *, wrapper_patterns=(), laun
         fail(path, exc.lineno, "AU010", f"cannot parse: {exc.msg} (line {exc.lineno}{col})", EXIT_USAGE)
     except (ValueError, RecursionError, MemoryError) as exc:
         fail(path, None, "AU010", f"cannot parse: {type(exc).__name__}", EXIT_USAGE)
-    module = ModuleInfo(tree, wrapper_patterns, launchers)
+    module = ModuleInfo(tree, wrapper_patterns, launchers, text=text)
     # One finding per (line, column, code), with every wrapper that reaches it; a line that
     # is its own wrapper's is told without "in helper" even when another wrapper calls it.
     reached: dict[tuple, tuple[RawFinding, list[str]]] = {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+from itertools import accumulate
 
 from kb_tools.audit.names import bind_import, dotted, qualname
 from kb_tools.audit.tables import DRIVER_NAMES, JIT_DECORATORS
@@ -51,54 +52,92 @@ class FunctionInfo:
     top: bool  # defined at module level (callable from another function by bare name)
     direct_launch: bool = False
     calls: set[str] = field(default_factory=set)  # bare names of same-file functions it calls
+    local_kernels: set[str] = field(default_factory=set)  # kernels defined or bound inside it
 
     @property
     def name(self) -> str:
         return self.node.name
 
 
-def kernel_aliases(fn, launchers: set[str], aliases: dict[str, str]) -> set[str]:
-    """Local kernels: ``@jit`` functions defined inside ``fn``, and names bound to a kernel
-    (``kernel = a_kernel if fp32 else b_kernel``)."""
-    found = {n.name for n in ast.walk(fn) if n is not fn and isinstance(n, FUNCTION_DEFS) and jit_flavour(n, aliases)}
-    launchers = launchers | found
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Assign) and any(isinstance(n, ast.Name) and n.id in launchers for n in ast.walk(node.value)):
-            found.update(t.id for t in node.targets if isinstance(t, ast.Name))
-    return found
+def _host_calls(fn, launchers: set[str], aliases: dict[str, str]) -> tuple[bool, set[str], set[str]]:
+    """(launches directly, bare names called, local kernels) in one pass over ``fn``.
 
-
-def _host_calls(fn, launchers: set[str], aliases: dict[str, str]) -> tuple[bool, set[str]]:
-    """(launches directly, bare names called), outside lambdas and nested functions: a
-    launch inside a callback (``do_bench(lambda: op(x))``) is not the function's own."""
-    launches, names = False, set()
-    launchers = launchers | kernel_aliases(fn, launchers, aliases)
-    stack = list(fn.body)
+    Local kernels are ``@jit`` functions defined inside ``fn`` and names bound to a kernel
+    (``kernel = a_kernel if fp32 else b_kernel``). Calls inside lambdas and nested
+    functions are not the function's own: ``do_bench(lambda: op(x))`` launches nothing."""
+    calls, local, bound = [], set(), []
+    stack = [(node, True) for node in fn.body]
     while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Lambda, *FUNCTION_DEFS, ast.ClassDef)):
-            continue
-        if isinstance(node, ast.Call):
-            if launch_target(node, launchers):
-                launches = True
-            elif isinstance(node.func, ast.Name):
-                names.add(node.func.id)
-        stack.extend(ast.iter_child_nodes(node))
-    return launches, names
+        node, own = stack.pop()
+        if isinstance(node, FUNCTION_DEFS):
+            if jit_flavour(node, aliases):
+                local.add(node.name)
+                continue
+            own = False
+        elif isinstance(node, (ast.Lambda, ast.ClassDef)):
+            own = False
+        elif isinstance(node, ast.Assign):
+            bound.append(node)
+        elif own and isinstance(node, ast.Call):
+            calls.append(node)
+        stack.extend((child, own) for child in ast.iter_child_nodes(node))
+    known = launchers | local
+    for node in bound:
+        if any(isinstance(n, ast.Name) and n.id in known for n in ast.walk(node.value)):
+            local.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    known = launchers | local
+    launches = any(launch_target(c, known) for c in calls)
+    names = {c.func.id for c in calls if isinstance(c.func, ast.Name)}
+    return launches, names, local
+
+
+class Segments:
+    """The source text of a function, sliced by its line range, for cheap substring tests."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.starts = [0, *accumulate(map(len, text.splitlines(keepends=True)))]
+
+    def of(self, fn) -> str:
+        last = min(fn.end_lineno or fn.lineno, len(self.starts) - 1)
+        return self.text[self.starts[fn.lineno - 1]:self.starts[last]]
 
 
 class ModuleInfo:
-    def __init__(self, tree: ast.Module, wrapper_patterns=(), launchers=()):
+    """Given the source ``text``, a function whose text names no kernel, launcher, ``jit``
+    or ``](`` (nor a launching function of the file) is not walked: it cannot launch, and a
+    large file with no wrapper costs little beyond ``ast.parse``."""
+
+    def __init__(self, tree: ast.Module, wrapper_patterns=(), launchers=(), text: str | None = None):
         self.aliases: dict[str, str] = {}
         self.kernels: dict[str, tuple[ast.FunctionDef, str]] = {}
         self.functions: list[FunctionInfo] = []
         self._scan(tree.body, top=True)
         self.launchers = set(self.kernels) | set(launchers)
         self.helpers = {f.name: f.node for f in self.functions if f.top}
-        for f in self.functions:
-            f.direct_launch, f.calls = _host_calls(f.node, self.launchers, self.aliases)
-        self.launching = self._launching()
+        self.info = {id(f.node): f for f in self.functions}
+        self.evidence: dict[int, set[str]] = {}  # per function: names it uses as tensors (a cache)
+        self._walk_launchers(Segments(text) if text is not None else None)
         self.wrappers = self._wrappers(list(wrapper_patterns))
+
+    def _walk_launchers(self, segments: Segments | None) -> None:
+        """Walk the functions that may launch, then those that may call one that does."""
+        def mentions(f, words) -> bool:
+            return segments is None or any(w in segments.of(f.node) for w in words)
+
+        pending = list(self.functions)
+        cues = ("](", "jit", *self.launchers)
+        while True:
+            walk = [f for f in pending if mentions(f, cues)]
+            if not walk:
+                break
+            for f in walk:
+                f.direct_launch, f.calls, f.local_kernels = _host_calls(f.node, self.launchers, self.aliases)
+            walked = {id(f) for f in walk}
+            pending = [f for f in pending if id(f) not in walked]
+            self.launching = self._launching()
+            cues = tuple(f.name for f in self.functions if f.top and id(f.node) in self.launching)
+        self.launching = self._launching()
 
     @property
     def pl_kernels(self) -> list[ast.FunctionDef]:
@@ -139,6 +178,10 @@ class ModuleInfo:
 
     def launches(self, fn) -> bool:
         return id(fn) in self.launching
+
+    def local_kernels(self, fn) -> set[str]:
+        info = self.info.get(id(fn))
+        return info.local_kernels if info else set()
 
     def _wrappers(self, patterns: list[str]) -> list[ast.FunctionDef]:
         """With patterns: the functions they name. Without: every function that launches
