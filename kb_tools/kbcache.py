@@ -2,9 +2,9 @@
 
 Every ``kbt route`` or ``kbt select`` would otherwise re-parse and re-validate every page
 (jsonschema's import alone costs several bare interpreter starts). An entry is named by a
-SHA-256 over the bytes of every input file and of the code that interprets them, so an
-edited page or an upgraded kbt never meets an old entry; an entry that cannot be read or
-decoded is treated as absent and rebuilt. Nothing here ever stops a command: when the cache
+SHA-256 over the bytes of every input file and the identity (size, modification time) of
+the code that interprets them, so an edited page or an upgraded kbt never meets an old
+entry; an entry that cannot be read or decoded is treated as absent and rebuilt. Nothing here ever stops a command: when the cache
 directory cannot be used, kbt simply does the work again.
 
 Where: ``$OPKB_CACHE_DIR`` (empty turns the cache off), else ``$XDG_CACHE_HOME/opkb``, else

@@ -1,5 +1,7 @@
-"""Ranking pages for a question: BM25 over the index, with the glossary carrying the question
-into the other language, and the words that matched reported for each page.
+"""Ranking pages for a question: FTS5's BM25 over the index, scaled by the share of the
+question's words a page has, plus a bonus for the pages of a task whose wording the question
+repeats, with the glossary carrying the question into the other language; and the words that
+matched, reported for each page.
 
 A glossary entry is used when all the tokens of one of its names (Chinese, English, an
 alias, an error string) occur in the question; the tokens of its other names then form a
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+
 from kb_tools.search.index import COLUMNS
 from kb_tools.search.tokens import WORD, is_cjk, key_tokens, word_tokens
 
@@ -59,21 +62,21 @@ def _expansion(conn: sqlite3.Connection, asked: set[str]) -> tuple[list[str], li
 
 
 def _matched_words(query_words: list[str], page_tokens: set[str]) -> list[str]:
-    """The question's own words that the page contains; for a Han run, the stretches of it
-    whose character pairs the page contains."""
+    """The question's own words that the page contains; for a run of Chinese, the stretches
+    of it whose character pairs the page contains."""
     out = []
     for word in query_words:
         toks = word_tokens(word)
         if not toks:
             continue
         if len(word) > 1 and all(is_cjk(c) for c in word):
-            out.extend(_han_stretches(word, page_tokens))
-        elif toks[0] in page_tokens or any(t in page_tokens for t in toks[1:]):
+            out.extend(_cjk_stretches(word, page_tokens))
+        elif any(t in page_tokens for t in toks):
             out.append(word)
     return list(dict.fromkeys(out))
 
 
-def _han_stretches(run: str, page_tokens: set[str]) -> list[str]:
+def _cjk_stretches(run: str, page_tokens: set[str]) -> list[str]:
     covered = [False] * len(run)
     for i in range(len(run) - 1):
         if run[i:i + 2] in page_tokens:

@@ -1,9 +1,9 @@
 """Words to index tokens, the same way for a page and for a question.
 
-Chinese is written without spaces, so a run of Han characters becomes its overlapping
-character pairs: 精度对不齐 -> 精度 度对 对不 不齐, and a question that contains any part of
-a phrase finds it, whatever the question's own segmentation (no dictionary, nothing to
-load). An identifier — an error code, an API or file name, anything with a digit, a dot, an
+Chinese is written without spaces, so a run of Chinese (or other CJK) characters becomes
+its overlapping character pairs: 精度对不齐 -> 精度 度对 对不 不齐, and a question that
+contains any part of a phrase finds it, whatever the question's own segmentation (no
+dictionary, nothing to load). An identifier — an error code, an API or file name, anything with a digit, a dot, an
 underscore or an inner capital — stays one whole token (``561103``, ``vf.exp``,
 ``torch.npu.synchronize``), so it matches only itself; its pieces are added as words too,
 so that ``exp`` or ``synchronize`` still finds it. English words are lower-cased, stripped
@@ -94,11 +94,6 @@ def key_tokens(word: str) -> list[str]:
 def key_tokens_of(text: str) -> list[str]:
     """The key tokens of every word of ``text``: how a glossary name is recognised in a question."""
     return [t for w in WORD.findall(text) for t in key_tokens(w)]
-
-
-def words(text: str) -> list[str]:
-    """The words of ``text`` in order: Han runs and Latin words or identifiers."""
-    return WORD.findall(text)
 
 
 def tokens(text: str) -> list[str]:
