@@ -13,7 +13,9 @@
 # 2. seed 004's cosine thresholds (≥ 0.99999 fp32, ≥ 0.999 fp16) beside TTK's criteria on the same
 #    data, and the cases where they disagree;
 # 3. fp16 accumulation stalling and overflowing to inf/NaN where fp32 accumulation does not;
-# 4. reduction order changing fp16 and fp32 sums, measured.
+# 4. reduction order changing fp16 and fp32 sums, measured;
+# 5. TTK's decisions that are easy to get wrong, one case each: mix_tolerance's hard cap, close's
+#    float test of the mismatch share and its fp16 arithmetic, integer routing, the fp8 rows.
 
 # %%
 import math
@@ -75,7 +77,7 @@ for backend in BACKENDS:
     print(f"[{backend}] exact:      binary_equal {'PASS' if exact.passed else 'FAIL'}")
     print(f"[{backend}] numerical:  binary_equal {'PASS' if numeric_bits.passed else 'FAIL'} "
           f"({numeric_bits.reasons[0] if numeric_bits.reasons else ''}); mix_tolerance "
-          f"{'PASS' if numeric_tol.passed else 'FAIL'}, max rel {numeric_tol.metrics['dut']['max_rel']:.3g}")
+          f"{'PASS' if numeric_tol.passed else 'FAIL'}, max abs error {numeric_tol.metrics['max_abs_error']:.3g}")
     print(f"[{backend}] functional: mix_tolerance {'PASS' if functional_values.passed else 'FAIL'}; "
           + "; ".join(f"ones {t.k}/{t.n}, p-value {t.p_value:.3f}, Wilson [{t.wilson_low:.4f}, {t.wilson_high:.4f}]" for t in tests))
     assert exact.passed
@@ -252,3 +254,39 @@ for ax, dtype in zip(axes, (torch.float32, torch.float16)):
     ax.legend()
 plt.tight_layout()
 plt.show()
+
+
+# %% [markdown]
+# ## 5. TTK's decisions, case by case
+#
+# Each row is a case from hicann/ops-test-kit's comparison code (`mix_tolerance.py`, `is_close.py`,
+# `resolve.py`) judged by `criteria.judge`, with the verdict TTK gives:
+#
+# * mix_tolerance's hard cap is one number per dtype, max(1e-k, 32·eps): 0.1 for fp16, so one fp16
+#   ULP at 1000 (0.5) fails although every element is within rtol;
+# * close fails when `1 - precision > ptol` in floating point: one wrong element in 1,000 is
+#   `0.0010000000000000009 > 0.001`, a FAIL for fp16, while one in 10,000 passes fp32
+#   (`9.999999999998899e-05`);
+# * close on two fp16 tensors runs numpy's isclose in fp16: rtol 1e-3 becomes 0.0010004 and the
+#   products round to fp16, so two values 2 ULPs apart near 0.977 are close where float64 says not;
+# * integer and bool outputs are compared bit for bit whatever was asked, and the verdict says so;
+# * fp8 has its own rows: e4m3fn's rtol 0.25 and cap 4.
+
+# %%
+F16 = torch.float16
+ROWS = [
+    ("fp16 1000.5 vs 1000.0, mix_tolerance", "mix_tolerance", torch.tensor([1000.5], dtype=F16), torch.tensor([1000.0], dtype=F16), False),
+    ("fp16 1 wrong in 1,000, close", "close", torch.cat([torch.full((1,), 2.0), torch.ones(999)]).half(), torch.ones(1000, dtype=F16), False),
+    ("fp32 1 wrong in 10,000, close", "close", torch.cat([torch.full((1,), 2.0), torch.ones(9999)]), torch.ones(10000), True),
+    ("fp16 0.97705 vs 0.97607, close", "close", torch.tensor([0.97705078125], dtype=F16), torch.tensor([0.97607421875], dtype=F16), True),
+    ("int32 off by one, asked mix_tolerance", "mix_tolerance", torch.tensor([1, 2, 3], dtype=torch.int32), torch.tensor([1, 2, 4], dtype=torch.int32), False),
+    ("fp8 e4m3fn 20 % off, mix_tolerance", "mix_tolerance", (torch.linspace(1, 2, 200) * 1.2).to(torch.float8_e4m3fn), torch.linspace(1, 2, 200), True),
+]
+for backend in BACKENDS:
+    for label, criterion, dut, golden, expected in ROWS:
+        v = criteria.judge(criterion, dut.to(backend), golden.to(backend))
+        why = "; ".join(v.reasons) or "; ".join(v.notes)
+        print(f"[{backend}] {label:40s} {v.criterion:14s} {'PASS' if v.passed else 'FAIL'}  {why}")
+        assert v.passed is expected, label
+    assert np.isclose(np.float16(0.97705078125), np.float16(0.97607421875), rtol=1e-3, atol=1e-8)
+    assert not np.isclose(0.97705078125, 0.97607421875, rtol=1e-3, atol=1e-8)
