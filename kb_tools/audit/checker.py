@@ -17,6 +17,7 @@ import ast
 from dataclasses import dataclass, field
 
 from kb_tools.audit import tables as tb
+from kb_tools.audit.evidence import tensor_evidence, torch_name
 from kb_tools.audit.kinds import K, P, S, T, U, flat, is_python, is_tensor, join, merge_envs, metadata_name
 from kb_tools.audit.module import FUNCTION_DEFS, launch_target
 from kb_tools.audit.names import bind_import, dotted, qualname
@@ -59,108 +60,6 @@ def _declared_kind(name: str, annotation, default) -> str:
     if isinstance(default, (ast.UnaryOp, ast.Tuple, ast.List)):
         return P
     return U
-
-
-def tensor_evidence(fn, launchers: set[str], aliases: dict[str, str]) -> set[str]:
-    """Names the function itself uses as tensors: metadata or a tensor-only method read
-    from them, a torch function called on them, or (parameters without a default that are
-    never used as Python numbers) passed to a kernel launch."""
-    names, launched = set(), set()
-    no_default = _params_without_default(fn)
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Attribute) and node.attr in tb.META_ATTRS and isinstance(node.value, ast.Name):
-            names.add(node.value.id)
-        elif isinstance(node, ast.Call):
-            func = node.func
-            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in tb.TENSOR_ONLY_METHODS:
-                names.add(func.value.id)
-            elif torch_name(qualname(func, aliases)) and node.args:
-                if torch_name(qualname(func, aliases)) not in tb.TORCH_CONSTRUCTORS:
-                    first = node.args[0]
-                    elts = first.elts if isinstance(first, (ast.List, ast.Tuple)) else [first]
-                    names.update(e.id for e in elts if isinstance(e, ast.Name))
-            elif launch_target(node, launchers):
-                args = list(node.args) + [kw.value for kw in node.keywords]
-                launched.update(a.id for a in args if isinstance(a, ast.Name) and a.id in no_default)
-    return names | (launched - python_number_uses(fn, aliases))
-
-
-def torch_name(q: str | None) -> str | None:
-    """``torch.npu.synchronize`` -> ``npu.synchronize``; torch_npu counts as torch."""
-    for prefix in ("torch.", "torch_npu."):
-        if q and q.startswith(prefix):
-            return q[len(prefix):]
-    return None
-
-
-def _scalar_operand(node, scalars: set[str]) -> bool:
-    if isinstance(node, ast.Name):
-        return node.id in scalars
-    return not isinstance(node, (ast.Subscript, ast.Attribute, ast.Call)) or _reads_metadata(node)
-
-
-def _reads_metadata(node) -> bool:
-    return any(isinstance(n, ast.Attribute) and n.attr in tb.META_ATTRS
-               or isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in tb.META_METHODS
-               or isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" for n in ast.walk(node))
-
-
-# Integer idioms a wrapper applies to Python numbers, not to tensors.
-INTEGER_OPS = (ast.FloorDiv, ast.Mod, ast.Pow, ast.LShift, ast.RShift)
-
-
-def _takes_python_numbers(func, aliases: dict[str, str]) -> bool:
-    """``range(n)``, ``triton.cdiv(n, b)``, ``math.ceil(x)``, ``torch.empty(m, n)``."""
-    if isinstance(func, ast.Name) and func.id == "range":
-        return True
-    q = qualname(func, aliases) or ""
-    return q.split(".")[0] in tb.PYTHON_VALUE_MODULES or (torch_name(q) or "") in tb.TORCH_CONSTRUCTORS
-
-
-def python_number_uses(fn, aliases: dict[str, str]) -> set[str]:
-    """Names used the way only Python numbers and flags are: in arithmetic or comparisons
-    with constants or metadata (``n * 2``, ``ratio == 4``), in integer idioms (``a // b``),
-    as shapes or counts (``torch.empty(m, n)``, ``triton.cdiv(n, b)``), as a bare
-    condition (``if rotate``), or with an int-only method (``chunk_size.bit_length()``)."""
-    scalars = set()
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Assign) and _reads_metadata(node.value):
-            for target in node.targets:
-                scalars.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-    found = set()
-    for node in ast.walk(fn):
-        pairs = []
-        if isinstance(node, ast.BinOp):
-            pairs = [(node.left, node.right), (node.right, node.left)]
-        elif isinstance(node, ast.Compare) and not all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
-            operands = [node.left, *node.comparators]
-            pairs = [(a, b) for a in operands for b in operands if a is not b]
-        elif isinstance(node, (ast.If, ast.While, ast.IfExp)):
-            tests = node.test.values if isinstance(node.test, ast.BoolOp) else [node.test]
-            found.update(t.operand.id if isinstance(t, ast.UnaryOp) else t.id for t in tests
-                         if isinstance(t, ast.Name) or isinstance(t, ast.UnaryOp) and isinstance(t.operand, ast.Name))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in tb.INT_METHODS \
-                and isinstance(node.func.value, ast.Name):
-            found.add(node.func.value.id)
-        elif isinstance(node, ast.Call) and _takes_python_numbers(node.func, aliases):
-            for arg in node.args:
-                elts = arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]
-                found.update(e.id for e in elts if isinstance(e, ast.Name))
-        if isinstance(node, ast.BinOp) and isinstance(node.op, INTEGER_OPS):
-            found.update(x.id for x in (node.left, node.right) if isinstance(x, ast.Name))
-        for name, other in pairs:
-            if isinstance(name, ast.Name) and _scalar_operand(other, scalars):
-                found.add(name.id)
-    return found
-
-
-def _params_without_default(fn) -> set[str]:
-    a = fn.args
-    positional = a.posonlyargs + a.args
-    with_default = len(a.defaults)
-    plain = positional[: len(positional) - with_default] if with_default else positional
-    kw = [p for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is None]
-    return {p.arg for p in plain + kw}
 
 
 @dataclass
