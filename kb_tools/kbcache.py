@@ -137,8 +137,8 @@ def prune(kind: str, suffix: str, keep: Path) -> None:
 
 class Memo:
     """A small map from content keys to JSON values, read once per process and written back
-    once at exit with the newest ``max_items`` entries: for many small results (a validated
-    document, a parsed spec) where a file per result would cost more than the result."""
+    once at exit with the newest ``max_items`` entries: for many small results (parsed
+    specs) where a file per result would cost more than the result."""
 
     def __init__(self, kind: str, max_items: int):
         self.kind, self.max_items = kind, max_items

@@ -53,13 +53,7 @@ def _explain(error) -> str:
 def schema_diagnostics(data, schema: dict, path, code: str, *, line_of=None, skip=None) -> list[Diagnostic]:
     """Schema errors in ``data`` as diagnostics, sorted by line; at most MAX_SCHEMA_ERRORS
     and a line saying more were left out. ``skip(error)`` drops errors a caller reports
-    in its own words (one line per problem, not two). A plain-JSON document this schema
-    accepted before (kb_tools.validmemo) is not validated again: jsonschema is not even imported."""
-    from kb_tools import validmemo
-
-    memo_key = None if skip else validmemo.key(schema, data)
-    if memo_key is not None and validmemo.known(memo_key):
-        return []
+    in its own words (one line per problem, not two)."""
     from jsonschema import Draft202012Validator  # imported on use: keeps start-up short
 
     validator = Draft202012Validator(schema)
@@ -77,6 +71,4 @@ def schema_diagnostics(data, schema: dict, path, code: str, *, line_of=None, ski
             parts = parts + extra[:1]
         line = line_of(parts) if line_of else line_at(data, parts)
         diags.add(Diagnostic(str(path), line, code, _describe(error)))
-    if memo_key is not None and not diags:
-        validmemo.remember(memo_key)
     return sorted(diags)

@@ -115,32 +115,15 @@ def test_entries_honour_umask_and_old_ones_are_pruned(cache, monkeypatch):
     assert not list(cache.glob(".*.tmp"))
 
 
-def test_validation_memo_never_lets_an_invalid_document_through(cache, monkeypatch):
-    import datetime
-
-    from kb_tools import validmemo
-    from kb_tools.schema_check import schema_diagnostics
-
-    schema = {"type": "object", "properties": {"when": {"type": "string"}, "n": {"type": "integer"}}}
-    assert schema_diagnostics({"when": "2024-01-01", "n": 1}, schema, "x.yaml", "T001") == []
-    assert validmemo.known(validmemo.key(schema, {"n": 1, "when": "2024-01-01"}))  # key order does not matter
-    assert schema_diagnostics({"when": "2024-01-01", "n": 1.5}, schema, "x.yaml", "T001")
-    assert schema_diagnostics({"when": "2024-01-01", "n": True}, schema, "x.yaml", "T001")
-    # a YAML date is not plain JSON: no key, validated every time, and refused
-    assert validmemo.key(schema, {"when": datetime.date(2024, 1, 1)}) is None
-    assert schema_diagnostics({"when": datetime.date(2024, 1, 1), "n": 1}, schema, "x.yaml", "T001")
-
-
-def test_validation_memo_survives_a_damaged_file(cache, monkeypatch):
-    from kb_tools import kbcache, validmemo
-
-    kbcache.write_entry("valid", "memo", b"{not json")
-    monkeypatch.setattr(validmemo, "MEMO", kbcache.Memo("valid", 10))
-    assert not validmemo.known("0" * 64)
-    validmemo.remember("1" * 64)
-    validmemo.MEMO.save()
-    monkeypatch.setattr(validmemo, "MEMO", kbcache.Memo("valid", 10))
-    assert validmemo.known("1" * 64) and not validmemo.known("0" * 64)
+def test_memo_survives_a_damaged_file_and_keeps_the_newest(cache):
+    kbcache.write_entry("probe", "memo", b"{not json")
+    memo = kbcache.Memo("probe", max_items=2)
+    assert memo.get("a") is None
+    for key in "abc":
+        memo.put(key, {"v": key})
+    memo.save()
+    again = kbcache.Memo("probe", max_items=2)
+    assert again.get("a") is None and again.get("c") == {"v": "c"} and again.get("b") == {"v": "b"}
 
 
 def test_spec_from_the_memo_equals_the_parsed_spec(cache, tmp_path, monkeypatch):
