@@ -138,3 +138,19 @@ def test_a_wrapper_called_by_another_reports_its_lines_once_as_its_own():
     (f,) = result.findings
     assert (f.code, f.wrapper, f.also, f.helper) == ("WB101", "inner", ("outer",), None)
     assert "helper" not in f.message
+
+
+def test_helper_walks_are_bounded_on_a_file_built_to_explode():
+    import ast
+
+    from kb_tools.audit.checker import MAX_HELPER_WALKS, WrapperAudit
+    from kb_tools.audit.module import ModuleInfo
+
+    defs = ["def h9(x):\n    return x\n"]
+    for i in range(8, -1, -1):  # each helper calls the next ten times: 10**9 walks unbounded
+        defs.append(f"def h{i}(x):\n" + f"    h{i + 1}(x)\n" * 10 + "    return x\n")
+    src = HEAD + "\n".join(defs) + "def a_wrapper(x):\n    h0(x)\n    k(x)\n"
+    module = ModuleInfo(ast.parse(src), text=src)
+    (wrapper,) = module.wrappers
+    audit = WrapperAudit(module, wrapper)
+    assert audit.helper_walks == MAX_HELPER_WALKS and audit.most_launches == 1

@@ -23,6 +23,9 @@ from kb_tools.audit.module import FUNCTION_DEFS, launch_target
 from kb_tools.audit.names import bind_import, dotted, qualname
 
 MAX_HELPER_DEPTH = 8
+# Helpers walked per wrapper: a wrapper calls a few; a file built to make the walk
+# exponential (each helper calling the next many times) stops here, in bounded time.
+MAX_HELPER_WALKS = 2000
 BLAMED_ZERO = -1  # a path already reported as returning without a launch
 
 
@@ -90,6 +93,7 @@ class WrapperAudit:
         self.nested = 0  # inside a nested def or lambda: launches there are not this call's
         self.pair_contiguous = False
         self.frames: list[Frame] = []
+        self.helper_walks = 0
         self.counts = frozenset({0})
         self.env = self.enter(wrapper, None)
         self.block(wrapper.body)
@@ -571,9 +575,11 @@ class WrapperAudit:
         return pos
 
     def call_helper(self, call, fn):
-        if any(f.fn is fn for f in self.frames) or len(self.frames) > MAX_HELPER_DEPTH:
+        if any(f.fn is fn for f in self.frames) or len(self.frames) > MAX_HELPER_DEPTH \
+                or self.helper_walks >= MAX_HELPER_WALKS:
             self.args(call)
             return U
+        self.helper_walks += 1
         given = {}
         params = [p.arg for p in fn.args.posonlyargs + fn.args.args]
         if params and params[0] in ("self", "cls"):
