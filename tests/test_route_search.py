@@ -90,6 +90,7 @@ def test_error_code_and_api_names_match_as_whole_tokens(kbt):
     # a prefix of the code is another token: it finds nothing, and says so
     partial = kbt("route", "56110")
     assert partial.code == 1 and "no page matches" in partial.err
+    assert kbt("route", "56110", "--format", "json").out == "[]\n"
 
 
 def test_chinese_phrase_without_spaces_is_found(kbt):

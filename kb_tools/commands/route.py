@@ -35,6 +35,9 @@ def run(args):
     if not result.hits:
         from kb_tools.router import nearest
 
+        if args.format == "json":
+            print("[]")
+
         print(f"kbt route: no page matches {query!r}; nearest tasks:", file=sys.stderr)
         for t in nearest(result.tasks, query):
             print(f"  {t.id}: {t.wording}", file=sys.stderr)
