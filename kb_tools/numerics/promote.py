@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# Seed 000 §3 ("源码" DTYPE_PROMOTE_MAP in ttk/utilities/dtypes.py): floats and complex only, no
-# integer entry, which is why integers have no three-party mode.
+# Seed 000 §3 ("源码" DTYPE_PROMOTE_MAP in ttk/utilities/dtypes.py, checked against
+# hicann/ops-test-kit at 23e6908): floats and complex only, no integer entry, which is why integers
+# have no three-party mode. float8_e8m0 (torch: float8_e8m0fnu) and hifloat8 (no torch dtype)
+# promote to float32 too; torch's fnuz float8 formats are not TTK dtypes.
 PROMOTE_MAP = {
     "float16": "float32",
     "bfloat16": "float32",
     "float8_e4m3fn": "float32",
-    "float8_e4m3fnuz": "float32",
     "float8_e5m2": "float32",
-    "float8_e5m2fnuz": "float32",
+    "float8_e8m0fnu": "float32",
+    "hifloat8": "float32",
     "float32": "float64",
     "complex32": "complex64",
     "complex64": "complex128",
