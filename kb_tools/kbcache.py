@@ -24,6 +24,7 @@ from pathlib import Path
 CACHE_ENV = "OPKB_CACHE_DIR"
 KEEP_PER_KIND = 8  # older entries of a kind are removed when a new one is written
 _UNREADABLE = b"\x00unreadable"  # stands in for a file that parsing will report, not hash
+_SEAL = 32  # bytes of SHA-256 at the end of every entry
 
 
 def cache_dir() -> Path | None:
@@ -81,14 +82,18 @@ def entry_path(kind: str, key: str, suffix: str) -> Path | None:
 
 
 def read_entry(kind: str, key: str, suffix: str = ".json") -> bytes | None:
-    """The stored bytes, or None when there is no usable entry."""
+    """The stored bytes, or None when there is no entry or it is not byte for byte what was
+    written (each entry ends with the SHA-256 of its data: a cut, flipped or edited entry is
+    rebuilt, never trusted)."""
     path = entry_path(kind, key, suffix)
     if path is None:
         return None
     try:
-        return path.read_bytes()
+        raw = path.read_bytes()
     except OSError:
         return None
+    data, seal = raw[:-_SEAL], raw[-_SEAL:]
+    return data if len(raw) > _SEAL and hashlib.sha256(data).digest() == seal else None
 
 
 def write_entry(kind: str, key: str, data: bytes, suffix: str = ".json") -> Path | None:
@@ -100,7 +105,7 @@ def write_entry(kind: str, key: str, data: bytes, suffix: str = ".json") -> Path
     try:
         tmp = _fresh_temp(path)
         try:
-            tmp.write_bytes(data)
+            tmp.write_bytes(data + hashlib.sha256(data).digest())
             os.replace(tmp, path)
         finally:
             tmp.unlink(missing_ok=True)

@@ -63,6 +63,12 @@ def test_broken_page_is_reported_on_every_run(cache, repo_copy):
         assert "wrapper-boundary" not in kb.pages and any(d.code == "PG010" for d in kb.diagnostics)
 
 
+def _entry_key(cache, kind, suffix):
+    (entry,) = cache.glob(f"{kind}-*{suffix}")
+    return entry, entry.name[len(kind) + 1:-len(suffix)]
+
+
+@pytest.mark.parametrize("sealed", [False, True], ids=["bytes damaged on disk", "well-sealed but wrong inside"])
 @pytest.mark.parametrize("damage", [
     lambda raw: raw[: len(raw) // 2],  # cut short
     lambda raw: b"\x00\xff" * 40,  # not text
@@ -70,18 +76,26 @@ def test_broken_page_is_reported_on_every_run(cache, repo_copy):
     lambda raw: raw.replace(b'"body_line": ', b'"body_line": "not a number", "x": ', 1),
     lambda raw: b"[]",
 ])
-def test_corrupt_page_cache_is_rebuilt(cache, damage):
+def test_corrupt_page_cache_is_rebuilt(cache, damage, sealed):
     reference = load_kb(REPO)
-    (entry,) = cache.glob("pages-*.json")
-    entry.write_bytes(damage(entry.read_bytes()))
+    entry, key = _entry_key(cache, "pages", ".json")
+    data = entry.read_bytes()[:-32]  # the entry without its SHA-256 seal
+    if sealed:  # a seal that matches: only the record checks stand between it and a page
+        kbcache.write_entry("pages", key, damage(data))
+    else:
+        entry.write_bytes(damage(entry.read_bytes()))
     _same_kb(load_kb(REPO), reference)
 
 
+@pytest.mark.parametrize("sealed", [False, True], ids=["bytes damaged on disk", "well-sealed but wrong inside"])
 @pytest.mark.parametrize("damage", [lambda raw: raw[: len(raw) // 3], lambda raw: b"not a database" * 100, lambda raw: raw[:100] + b"\x00" * (len(raw) - 100)])
-def test_corrupt_search_index_is_rebuilt(cache, damage):
+def test_corrupt_search_index_is_rebuilt(cache, damage, sealed):
     expected = [h.id for h in answer(REPO, "非连续 stride").hits]
-    (entry,) = cache.glob("search-*.sqlite")
-    entry.write_bytes(damage(entry.read_bytes()))
+    entry, key = _entry_key(cache, "search", ".sqlite")
+    if sealed:
+        kbcache.write_entry("search", key, damage(entry.read_bytes()[:-32]), ".sqlite")
+    else:
+        entry.write_bytes(damage(entry.read_bytes()))
     assert [h.id for h in answer(REPO, "非连续 stride").hits] == expected
     assert [h.id for h in answer(REPO, "非连续 stride").hits] == expected  # and the rebuilt entry reads back
 
