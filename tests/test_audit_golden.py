@@ -50,16 +50,21 @@ def test_narrower_is_measured_against_the_widening_of_the_same_kind():
     assert found(fixture("GD103", "good"), spec=ADD) == []
 
 
-def test_division_rule_needs_integer_dtypes():
+def test_division_rule_needs_integer_dtypes(tmp_path):
     bad = fixture("GD104", "bad")
     assert {c for *_, c in found(bad, spec=ADD)} == {"GD104"}
     assert found(bad, spec=SOFTMAX) == []  # floats only: // is not integer division
+    src = tmp_path / "rem_golden.py"  # no spec and no integer dtype named: the dtype is unknown
+    src.write_text("import torch\n\n\ndef golden(a, b):\n    return torch.remainder(a, b)\n")
+    assert found(src) == []
+    src.write_text("import torch\n\n\ndef golden(x, d):\n    return torch.randn(4, d // 2), x.shape[0] // d\n")
+    assert found(src, spec=ADD) == []  # // on Python integers
 
 
 def test_one_missing_guard_is_named(tmp_path):
     src = tmp_path / "fd_golden.py"
     src.write_text("import torch\n\n\ndef golden(a, b):\n    if (b == 0).any():\n        raise ZeroDivisionError\n"
-                   "    return torch.floor_divide(a, b)\n")
+                   "    return torch.floor_divide(a, b).to(torch.int32)\n")
     findings = audit(src).findings
     assert [f.code for f in findings] == ["GD104"] and "INT_MIN / -1" in findings[0].message
     assert "zero" not in findings[0].message

@@ -15,16 +15,18 @@ from __future__ import annotations
 import ast
 
 from kb_tools import vocabulary as V
-from kb_tools.audit.casts import WIDTH, cast_target, is_float, is_int
+from kb_tools.audit.casts import WIDTH, cast_target, dtype_name, is_float, is_int
 from kb_tools.audit.checker import RawFinding
 from kb_tools.audit.family_context import FileContext
 from kb_tools.audit.names import dotted, qualname
+from kb_tools.audit.tables import TORCH_CONSTRUCTORS
 
 KERNEL_FRAMEWORKS = ("pypto", "pypto_pro", "triton", "tilelang")
 IMPL_SUFFIXES = ("_wrapper", "wrappers", "_impl", "_kernel", "kernels")
 DIVISION_FUNCS = frozenset({"floor_divide", "remainder", "fmod", "floordiv", "floormod", "truncatediv", "truncatemod", "mod"})
 ROUNDED_DIVS = frozenset({"div", "divide"})  # division only with rounding_mode=
 TENSOR_MODULES = ("torch", "numpy", "tensorflow")
+NOT_TENSOR_RESULTS = frozenset({"item", "tolist", "numel", "size", "dim", "iinfo", "finfo", "prod", "Size"})
 
 
 def _impl_module(module: str, spec_stem: str | None) -> bool:
@@ -96,19 +98,27 @@ def _tensor_names(fn: ast.AST, aliases: dict[str, str]) -> set[str]:
     for node in ast.walk(fn):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             q = qualname(node.value.func, aliases) or ""
+            if q.split(".")[-1] in NOT_TENSOR_RESULTS:
+                continue
             if q.split(".")[0] in TENSOR_MODULES or (isinstance(node.value.func, ast.Attribute) and isinstance(node.value.func.value, ast.Name)
                                                      and node.value.func.value.id in names):
                 names.update(t.id for t in node.targets if isinstance(t, ast.Name))
         elif isinstance(node, ast.Call):
             q = qualname(node.func, aliases) or ""
-            if q.split(".")[0] in TENSOR_MODULES:
-                names.update(a.id for a in node.args if isinstance(a, ast.Name))
+            if q.split(".")[0] in TENSOR_MODULES and q.split(".")[-1] not in TORCH_CONSTRUCTORS:
+                names.update(a.id for a in node.args if isinstance(a, ast.Name))  # torch.remainder(a, b); not torch.randn(n)
             if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and node.func.attr in (
                     "to", "numpy", "int", "long", "short", "char", "byte", "astype", "view", "reshape", "clone", "masked_fill"):
                 names.add(node.func.value.id)
         elif isinstance(node, ast.Attribute) and node.attr in ("dtype", "shape") and isinstance(node.value, ast.Name):
             names.add(node.value.id)
     return names
+
+
+def _names_integer_dtype(fn: ast.AST) -> bool:
+    """Whether a function names an integer dtype (torch.int32, np.int8, "int64"): without a
+    spec, the evidence that its divisions are integer divisions."""
+    return any(is_int(dtype_name(n)) for n in ast.walk(fn) if isinstance(n, (ast.Attribute, ast.Constant)))
 
 
 def _division_sites(fn: ast.AST, aliases: dict[str, str]):
@@ -156,7 +166,7 @@ def unguarded_division(ctx: FileContext) -> list[RawFinding]:
     for fn in ctx.functions:
         inner = {id(n) for f in ast.walk(fn) if f is not fn and isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in ast.walk(f)}
         sites = [(n, what) for n, what in _division_sites(fn, ctx.aliases) if id(n) not in inner]
-        if not sites:
+        if not sites or (ctx.spec is None and not _names_integer_dtype(fn)):
             continue
         zero, minus_one = _guards(fn)
         missing = [g for g, ok in (("zero divisors", zero), ("INT_MIN / -1", minus_one)) if not ok]

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import ast
+import itertools
 from functools import lru_cache
 from pathlib import Path
 
@@ -27,8 +28,7 @@ from kb_tools.audit.names import dotted, qualname
 NARROW, WIDE = "narrow", "wide"
 EXP_NAMES = frozenset({"exp", "exp_sub", "exp2"})
 KERNEL_MODULES = ("vf", "pl", "tl", "pypto", "pypto_pro", "triton", "libdevice", "math")
-ALLOC_NAMES = frozenset({"empty", "empty_like", "empty_strided", "new_empty", "zeros", "zeros_like", "ones", "ones_like",
-                         "full", "full_like"})
+ALLOC_NAMES = frozenset({"empty", "empty_like", "empty_strided", "new_empty"})  # uninitialised: a store is due
 META_ATTRS = frozenset({"shape", "dtype", "ndim", "stride", "strides", "size", "numel", "device", "element_ty",
                         "dtype_bytes", "itemsize"})
 READ_ONLY_CALLS = frozenset({"program_id", "num_programs", "cdiv", "len", "range", "min", "max", "print", "static_print",
@@ -62,6 +62,10 @@ def _width(expr: ast.AST, env: dict[str, str], halves: bool, aliases: dict[str, 
         if _is_load(expr):
             return NARROW if halves else None
         if _framework_call(expr, aliases):
+            named = [dtype_name(a) for a in [*expr.args, *(k.value for k in expr.keywords)]]
+            named = [d for d in named if d]
+            if named:  # pypto.matmul(a, b, DT_FP32), pypto.tensor(shape, DT_FP32): the result's dtype
+                return NARROW if named[-1] in V.HALF_DTYPES else WIDE if named[-1] in ("float32", "float64") else None
             return _join([_width(a, env, halves, aliases) for a in expr.args])
         return None
     if isinstance(expr, ast.BinOp):
@@ -110,8 +114,9 @@ def narrow_exponentials(ctx: FileContext) -> list[RawFinding]:
             if isinstance(node, ast.AugAssign):
                 width = _join([env.get(node.target.id) if isinstance(node.target, ast.Name) else None, width])
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for t in targets:
-                for name in (n.id for n in ast.walk(t) if isinstance(n, ast.Name)):
+            for t in targets:  # x[:] = v writes into x and keeps its dtype: only names rebind
+                elements = t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]
+                for name in (n.id for n in elements if isinstance(n, ast.Name)):
                     if width is None:
                         env.pop(name, None)
                     else:
@@ -193,32 +198,46 @@ def _stub(fn: ast.AST) -> bool:
     return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)) for s in fn.body)
 
 
+def _uses(fn: ast.AST, name: str) -> list[int]:
+    return [n.lineno for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+
+
 def unstored_outputs(ctx: FileContext) -> list[RawFinding]:
+    """An allocation is an output when the host reads it only after the launches that take it
+    (returned or compared); one filled or read before them is an input or a workspace."""
     kernels = {name: fn for name, (fn, _f) in ctx.module.kernels.items() if not _stub(fn)}
     if not kernels:
         return []
-    out, seen = [], set()
+    out = []
     for info in ctx.module.functions:
         allocated = _allocations(info.node, ctx.aliases)
         if not allocated:
             continue
+        passed: dict[str, list[tuple[ast.FunctionDef, ast.arg, int]]] = {}
         for call in (n for n in ast.walk(info.node) if isinstance(n, ast.Call)):
             target = launch_target(call, set(kernels))
             kernel = kernels.get((target or "").split(".")[-1])
             if kernel is None:
                 continue
             params = kernel.args.posonlyargs + kernel.args.args
-            bound = [(params[i], a) for i, a in enumerate(call.args) if i < len(params) and not isinstance(a, ast.Starred)]
+            positional = list(itertools.takewhile(lambda a: not isinstance(a, ast.Starred), call.args))  # *x.stride(): unknown after
+            bound = list(zip(params, positional))
             by_name = {p.arg: p for p in params + kernel.args.kwonlyargs}
             bound += [(by_name[k.arg], k.value) for k in call.keywords if k.arg in by_name]
             for param, arg in bound:
-                if not (isinstance(arg, ast.Name) and arg.id in allocated) or (kernel.name, param.arg) in seen:
-                    continue
-                if not _stored(kernel, param.arg):
-                    seen.add((kernel.name, param.arg))
-                    out.append(RawFinding(param.lineno, param.col_offset, "KN102",
-                                          f"kernel `{kernel.name}` never stores to `{param.arg}`, the output `{arg.id}` that "
-                                          f"`{info.name}` allocates at line {allocated[arg.id]}"))
+                if isinstance(arg, ast.Name) and arg.id in allocated:
+                    passed.setdefault(arg.id, []).append((kernel, param, call.lineno))
+        for name, launches in passed.items():
+            first, last = min(l for *_, l in launches), max(l for *_, l in launches)
+            uses = _uses(info.node, name)
+            if any(allocated[name] < u < first for u in uses) or not any(u > last for u in uses):
+                continue  # filled or read before the launch, or never consumed after it
+            if any(_stored(kernel, param.arg) for kernel, param, _ in launches):
+                continue
+            kernel, param, _ = launches[0]
+            out.append(RawFinding(param.lineno, param.col_offset, "KN102",
+                                  f"kernel `{kernel.name}` never stores to `{param.arg}`, the output `{name}` that "
+                                  f"`{info.name}` allocates at line {allocated[name]} and reads after the launch"))
     return out
 
 

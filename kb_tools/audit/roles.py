@@ -14,18 +14,23 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from kb_tools.audit.module import FUNCTION_DEFS, ModuleInfo
+from kb_tools.audit.module import FUNCTION_DEFS, ModuleInfo, jit_flavour
 
 IMPL, GOLDEN, TEST = "impl", "golden", "test"
 ROLES = (IMPL, GOLDEN, TEST)
 
 
 def _golden_name(name: str) -> bool:
-    return name.startswith("golden") or name.endswith("_golden")
+    return name.startswith("golden") or (name.endswith("_golden") and not name.startswith("_"))
 
 
 def _test_name(name: str) -> bool:
     return name.startswith("test_") or name.endswith("_test")
+
+
+def _defines_kernel(tree: ast.Module, module: ModuleInfo) -> bool:
+    """A kernel anywhere in the file, nested ones included (a harness that builds kernels)."""
+    return any(isinstance(n, FUNCTION_DEFS) and jit_flavour(n, module.aliases) for n in ast.walk(tree))
 
 
 def file_roles(path: str, tree: ast.Module, module: ModuleInfo) -> frozenset[str]:
@@ -39,7 +44,8 @@ def file_roles(path: str, tree: ast.Module, module: ModuleInfo) -> frozenset[str
             (isinstance(n, ast.ClassDef) and n.name.startswith("Test")) or (not isinstance(n, ast.ClassDef) and _test_name(n.name))
             for n in tops):
         roles.add(TEST)
-    if _golden_name(stem) or (not roles and any(not isinstance(n, ast.ClassDef) and _golden_name(n.name) for n in tops)):
+    if _golden_name(stem) or (not roles and any(not isinstance(n, ast.ClassDef) and _golden_name(n.name) for n in tops)
+                              and not _defines_kernel(tree, module)):
         roles.add(GOLDEN)
     return frozenset(roles)
 

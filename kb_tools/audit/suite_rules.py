@@ -15,21 +15,27 @@
 from __future__ import annotations
 
 import ast
+import re
 from fnmatch import fnmatchcase
+from functools import lru_cache
+from pathlib import Path
 
 from kb_tools.audit.casts import dtype_name
 from kb_tools.audit.checker import RawFinding
 from kb_tools.audit.family_context import FileContext
-from kb_tools.audit.golden_rules import IMPL_SUFFIXES
 from kb_tools.audit.module import FUNCTION_DEFS, launch_target
 from kb_tools.audit.names import dotted, qualname
 from kb_tools.numerics import tolerances as tol
 from kb_tools import vocabulary as V
 
+WRAPPER_MODULE_SUFFIXES = ("_wrapper", "wrappers")
 COMPARE_FUNCS = frozenset({"allclose", "isclose", "assert_close", "assert_allclose", "assert_array_almost_equal"})
 RANDOM_TORCH = frozenset({"rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm", "normal",
                           "bernoulli", "multinomial", "poisson"})
 RANDOM_STDLIB = frozenset({"random", "randint", "uniform", "choice", "choices", "shuffle", "sample", "gauss", "randrange"})
+SEED_CALL = re.compile(r"\b(manual_seed|seed_everything|set_seed|seed_all|random\.seed)\s*\(")
+CONFTEST_LEVELS = 3
+MAX_CONFTEST_CHARS = 200_000
 NOT_DRAWS = frozenset({"seed", "default_rng", "RandomState", "Generator", "get_state", "set_state", "SeedSequence"})
 
 
@@ -45,13 +51,18 @@ def collect_tests(tree: ast.Module) -> list[ast.FunctionDef]:
 
 
 def _targets(ctx: FileContext) -> set[str]:
-    """Local names that stand for the delivered wrapper (or a module holding it)."""
+    """Local names that stand for the delivered wrapper: a ``*_wrapper`` defined here (not a
+    test) or imported, a name from a ``*_wrapper``/``wrappers`` module or the spec's wrapper
+    module, and module-level names bound from any of these (``KERNELS = make_wrapper()``)."""
     spec_stem = ctx.spec.wrapper.rsplit("/", 1)[-1].removesuffix(".py") if ctx.spec and ctx.spec.wrapper else None
-    names = {f.name for f in ctx.module.functions if f.top and fnmatchcase(f.name, "*_wrapper")}
+    names = {f.name for f in ctx.module.functions if f.top and fnmatchcase(f.name, "*_wrapper") and not f.name.startswith("test")}
     for local, full in ctx.aliases.items():
         parts = full.split(".")
-        if fnmatchcase(parts[-1], "*_wrapper") or any(p.endswith(IMPL_SUFFIXES) or p == spec_stem for p in parts):
+        if fnmatchcase(parts[-1], "*_wrapper") or any(p.endswith(WRAPPER_MODULE_SUFFIXES) or p == spec_stem for p in parts):
             names.add(local)
+    for node in ctx.tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node.value)):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
     return names
 
 
@@ -74,6 +85,8 @@ def misses_wrapper(ctx: FileContext) -> list[RawFinding]:
     if not tests:
         return []
     targets = _targets(ctx)
+    if not targets and ctx.spec is None:
+        return []  # nothing names a delivery: a test of something else (framework, utilities)
     launchers = ctx.module.launchers
     calls = {f.name: f.node for f in ctx.module.functions if f.top}
     calls.update({n.name: n for n in ctx.tree.body if isinstance(n, FUNCTION_DEFS)})
@@ -107,7 +120,8 @@ def _comparisons(ctx: FileContext):
     for node in ctx.nodes:
         if isinstance(node, ast.Call):
             parts = dotted(node.func)
-            if parts and parts[-1] in COMPARE_FUNCS and (len(parts) > 1 or parts[0] in ctx.aliases):
+            if parts and parts[-1] in COMPARE_FUNCS and (len(parts) > 1 or parts[0] in ctx.aliases) and parts[0] != "math" \
+                    and (qualname(node.func, ctx.aliases) or "").split(".")[0] != "math":  # math.isclose: Python floats
                 yield node, parts[-1]
 
 
@@ -206,7 +220,23 @@ def _is_seed(call: ast.Call, q: str) -> bool:
     return last in ("default_rng", "RandomState") and bool(call.args or call.keywords)
 
 
+@lru_cache(maxsize=512)
+def _conftest_seeds(folder: Path) -> bool:
+    """Whether a conftest.py in ``folder`` or up to three folders above it fixes a seed
+    (pytest runs it before every test file below it)."""
+    for here in (folder, *list(folder.parents)[:CONFTEST_LEVELS]):
+        conftest = here / "conftest.py"
+        try:
+            if conftest.is_file() and SEED_CALL.search(conftest.read_text("utf-8", errors="replace")[:MAX_CONFTEST_CHARS]):
+                return True
+        except OSError:
+            continue
+    return False
+
+
 def unseeded_random(ctx: FileContext) -> list[RawFinding]:
+    if _conftest_seeds(Path(ctx.path).resolve().parent):
+        return []
     first_draw = None
     for node in ctx.nodes:
         if not isinstance(node, ast.Call):
