@@ -154,3 +154,27 @@ def test_helper_walks_are_bounded_on_a_file_built_to_explode():
     (wrapper,) = module.wrappers
     audit = WrapperAudit(module, wrapper)
     assert audit.helper_walks == MAX_HELPER_WALKS and audit.most_launches == 1
+
+
+def test_a_parameter_packed_into_the_launchs_argument_list_is_a_tensor():
+    assert codes("""
+        import torch
+        def p_wrapper(grad, n, group=128):
+            out = torch.empty((n,), dtype=torch.float32)
+            grouped = grad.view(-1, group)
+            inputs = [grouped, grad, out]
+            k(*inputs, n // group)
+            return out
+        """) == [(5, "WB103")]
+
+
+def test_a_view_passed_to_the_launch_makes_its_source_a_tensor():
+    assert codes("""
+        import torch
+        def v_wrapper(grad, n, group=128):
+            out = torch.empty((n,), dtype=torch.float32)
+            grouped = grad.view(-1, group)
+            inputs = [grouped, out]
+            k(*inputs)
+            return out
+        """) == [(5, "WB103")]

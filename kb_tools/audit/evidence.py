@@ -18,9 +18,20 @@ from kb_tools.audit.names import qualname
 def tensor_evidence(fn, launchers: set[str], aliases: dict[str, str]) -> set[str]:
     """Names the function itself uses as tensors: metadata or a tensor-only method read
     from them, a torch function called on them, or (parameters without a default that are
-    never used as Python numbers) passed to a kernel launch."""
+    never used as Python numbers) passed to a kernel launch, directly or in a list that the
+    launch unpacks (``inputs = [x, w, out]; kernel(*inputs)``)."""
     names, launched = set(), set()
     no_default = _params_without_default(fn)
+    packed: dict[str, list] = {}  # list and tuple literals bound to a name
+    derived: dict[str, str] = {}  # ``t = src.view(...)``: t is a tensor only if src is one
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            target, value = node.targets[0].id, node.value
+            if isinstance(value, (ast.List, ast.Tuple)):
+                packed[target] = value.elts
+            elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                    and isinstance(value.func.value, ast.Name) and value.func.attr in tb.TENSOR_TO_TENSOR:
+                derived[target] = value.func.value.id
     for node in ast.walk(fn):
         if isinstance(node, ast.Attribute) and node.attr in tb.META_ATTRS and isinstance(node.value, ast.Name):
             names.add(node.value.id)
@@ -35,8 +46,17 @@ def tensor_evidence(fn, launchers: set[str], aliases: dict[str, str]) -> set[str
                     names.update(e.id for e in elts if isinstance(e, ast.Name))
             elif launch_target(node, launchers):
                 args = list(node.args) + [kw.value for kw in node.keywords]
-                launched.update(a.id for a in args if isinstance(a, ast.Name) and a.id in no_default)
-    return names | (launched - python_number_uses(fn, aliases))
+                for a in node.args:
+                    if isinstance(a, ast.Starred) and isinstance(a.value, ast.Name):
+                        args += packed.get(a.value.id, [])
+                launched.update(a.id for a in args if isinstance(a, ast.Name))
+    for name in list(launched | names):  # what a launched view was made from was a tensor too
+        seen = {name}
+        while name in derived and derived[name] not in seen:
+            name = derived[name]
+            seen.add(name)
+            launched.add(name)
+    return names | (launched & no_default) - python_number_uses(fn, aliases)
 
 
 def torch_name(q: str | None) -> str | None:

@@ -37,6 +37,9 @@ ALLOC_METHODS = frozenset({"clone", "new_zeros", "new_ones", "new_full", "new_em
 DATA_METHODS = frozenset({"item", "tolist", "numpy", "cpu"})
 SYNC_METHODS = frozenset({"synchronize", "wait_stream", "wait_event"})
 
+# Methods whose result is a tensor made from the receiver (a view, a copy, a cast).
+TENSOR_TO_TENSOR = RESHAPE_METHODS | LAYOUT_METHODS | CAST_METHODS | {"clone"}
+
 # Method names that plain Python objects also have: on a value of unknown type they are not
 # evidence of a tensor (``s.split(",")``, ``lst.copy()``, ``obj.type()``).
 AMBIGUOUS_METHODS = frozenset({"split", "copy", "index", "count", "type", "sort", "t", "view", "float", "int",
