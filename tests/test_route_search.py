@@ -177,3 +177,11 @@ def test_site_ask_page_shows_the_answers_kbt_route_gives():
         linked = re.findall(r"\]\((kb/[^)]+\.md)\)", row)
         assert linked == [h.path for h in answer(REPO, question, limit=SHOWN).hits]
         assert all((REPO / path).is_file() for path in linked)
+
+
+def test_a_page_that_fails_to_load_is_named_not_silently_dropped(kbt, repo_copy):
+    page = repo_copy / "kb" / "constraints" / "wrapper-boundary.md"
+    page.write_text(page.read_text().replace("kind: constraint", "kind: bogus", 1))
+    result = kbt("route", "wrapper", "--limit", "10", root=repo_copy)
+    assert result.code == 0 and "wrapper-boundary.md" not in result.out
+    assert result.err.count("\n") == 1 and "failed to load" in result.err and "kb/constraints/wrapper-boundary.md" in result.err

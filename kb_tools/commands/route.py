@@ -28,6 +28,9 @@ def run(args):
     raw = read_stdin_query(sys.stdin.buffer) if args.query == "-" else args.query
     query = check_query(raw)
     result = answer(find_root(args.kb_root), query, limit=args.limit, skill=args.skill)
+    if result.unloadable:
+        print(f"kbt route: warning: {len(result.unloadable)} page(s) failed to load and are left out "
+              f"(kbt lint says why): {', '.join(result.unloadable)}", file=sys.stderr)
     task = result.task
     if task is not None and args.skill and args.skill not in task.skills:
         print(f"kbt route: task {task.id!r} is owned by {', '.join(task.skills)}, not {args.skill}", file=sys.stderr)

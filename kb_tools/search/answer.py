@@ -23,12 +23,13 @@ _WHO = "kbt route"
 class Answer:
     """What a question found. A plain class: a dataclass costs a millisecond of start-up."""
 
-    __slots__ = ("task", "hits", "tasks")
+    __slots__ = ("task", "hits", "tasks", "unloadable")
 
-    def __init__(self, task: Task | None, hits: list[Hit], tasks: list[Task]):
+    def __init__(self, task: Task | None, hits: list[Hit], tasks: list[Task], unloadable: list[str]):
         self.task = task  # the task named exactly, if any
         self.hits = hits
         self.tasks = tasks  # every task of the router, for "nearest" when nothing matched
+        self.unloadable = unloadable  # page files that failed to load, so are not searched
 
 
 def check_query(text: str) -> str:
@@ -64,10 +65,11 @@ def answer(root: Path, query: str, *, limit: int = 5, skill: str | None = None) 
 def _answer(conn: sqlite3.Connection, query: str, limit: int, skill: str | None) -> Answer:
     tasks = [Task(i, w, tuple(json.loads(s)), tuple(json.loads(r)), line)
              for i, w, s, r, line in conn.execute("SELECT id, wording, skills, refs, line FROM tasks ORDER BY ord")]
+    unloadable = json.loads(conn.execute("SELECT value FROM meta WHERE key = 'unloadable'").fetchone()[0])
     task = find_task(tasks, query)
     if task is not None:
-        return Answer(task, _task_pages(conn, task), tasks)
-    return Answer(None, search(conn, query, limit=limit, skill=skill), tasks)
+        return Answer(task, _task_pages(conn, task), tasks, unloadable)
+    return Answer(None, search(conn, query, limit=limit, skill=skill), tasks, unloadable)
 
 
 def _task_pages(conn: sqlite3.Connection, task: Task) -> list[Hit]:

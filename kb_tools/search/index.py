@@ -71,7 +71,8 @@ def build_index(root: Path, key: str) -> sqlite3.Connection:
     glossary = load_glossary(root)
     conn = sqlite3.connect(":memory:")
     conn.executescript(_SCHEMA)
-    conn.executemany("INSERT INTO meta VALUES (?, ?)", [("key", key), ("format", str(FORMAT))])
+    conn.executemany("INSERT INTO meta VALUES (?, ?)", [("key", key), ("format", str(FORMAT)),
+                                                        ("unloadable", json.dumps([f"kb/{p}" for p in kb.unloadable]))])
     conn.executemany("INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?)", [
         (i, t.id, t.wording, json.dumps(t.skills), json.dumps(t.references), t.line, json.dumps(sorted(set(tokens(t.wording)))))
         for i, t in enumerate(tasks)])
