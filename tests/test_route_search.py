@@ -185,3 +185,18 @@ def test_a_page_that_fails_to_load_is_named_not_silently_dropped(kbt, repo_copy)
     result = kbt("route", "wrapper", "--limit", "10", root=repo_copy)
     assert result.code == 0 and "wrapper-boundary.md" not in result.out
     assert result.err.count("\n") == 1 and "failed to load" in result.err and "kb/constraints/wrapper-boundary.md" in result.err
+
+
+def test_longest_question_searches_a_bounded_number_of_tokens(monkeypatch):
+    import random
+
+    from kb_tools.search import rank
+    from kb_tools.search.answer import MAX_QUERY_CHARS, check_query
+
+    searched = []
+    real = rank._bm25
+    monkeypatch.setattr(rank, "_bm25", lambda conn, toks: searched.append(len(toks)) or real(conn, toks))
+    rng = random.Random(0)
+    question = check_query("".join(chr(rng.randint(0x4E00, 0x9FFF)) for _ in range(MAX_QUERY_CHARS)))
+    answer(REPO, question)
+    assert searched and max(searched) <= rank.MAX_QUERY_TOKENS

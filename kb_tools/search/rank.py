@@ -20,6 +20,7 @@ from kb_tools.search.tokens import WORD, is_cjk, key_tokens, word_tokens
 
 EXPANSION_WEIGHT = 0.5
 TASK_WEIGHT = 0.5  # added to a page's score (the best page scores 1) when a task's wording is asked
+MAX_QUERY_TOKENS = 256  # distinct tokens searched: beyond this a question is a log, and costs seconds
 MAX_GLOSSARY_SHOWN = 4  # glossary names listed per page among the words that matched
 
 
@@ -94,7 +95,7 @@ def _cjk_stretches(run: str, page_tokens: set[str]) -> list[str]:
 def search(conn: sqlite3.Connection, query: str, *, limit: int = 5, skill: str | None = None) -> list[Hit]:
     """The best ``limit`` pages for ``query``, best first; [] when no word of it is indexed."""
     query_words = WORD.findall(query)
-    query_tokens = list(dict.fromkeys(t for w in query_words for t in word_tokens(w)))
+    query_tokens = list(dict.fromkeys(t for w in query_words for t in word_tokens(w)))[:MAX_QUERY_TOKENS]
     extra, used_names = _expansion(conn, {t for w in query_words for t in key_tokens(w)})
     extra = [t for t in extra if t not in query_tokens]
     shares, floor = _coordination(conn, query_words)
