@@ -60,7 +60,7 @@ RULES = {
                  "guard zero divisors explicitly and compute INT_MIN / -1 as a wrapping negation"),
         RuleCode("TS101", "test-misses-wrapper", "no test in the file reaches the delivered wrapper or a kernel launch",
                  "call the delivered wrapper (the file the spec names) from the tests, not a driver or the golden"),
-        RuleCode("TS102", "test-compares-without-criterion", "compares with a bare allclose/isclose/assert_close (default tolerances)",
+        RuleCode("TS102", "test-compares-without-criterion", "compares with a bare allclose/isclose/assert_allclose (default tolerances)",
                  "judge with the spec's criterion for the dtype, or pass rtol and atol taken from it"),
         RuleCode("TS103", "test-tolerance-too-loose", "passes a tolerance looser than the spec's criterion allows for any declared dtype",
                  "take rtol/atol from the spec's criterion for the dtype under test"),

@@ -3,13 +3,17 @@
 * TS101 (sample-driver-vs-delivery): no test reaches the delivered wrapper (a ``*_wrapper``,
   a name imported from the spec's wrapper module or any ``*_wrapper``/``wrappers``/``_impl``
   module) or a kernel launch, directly or through same-file helpers.
-* TS102 (tolerance-coverage): a comparison by bare ``allclose``/``isclose``/``assert_close``,
-  whose default tolerances are nobody's criterion.
+* TS102 (tolerance-coverage): a comparison by bare ``allclose``/``isclose``/``assert_allclose``,
+  whose default tolerances are nobody's criterion (``assert_close``'s per-dtype defaults are
+  one; a negated comparison asserts a difference and is not judged).
 * TS103 (tolerance-coverage): a literal ``rtol``/``atol`` looser than the spec's criterion
   allows for every declared dtype (only when every dtype's criterion is element-wise).
 * TS104 (tolerance-coverage): a declared dtype that the file never names, unless it reads
   the dtypes from the spec or the prototype (a name holding ``DTYPES``, a ``"dtypes"`` key).
 * TS105 (numerical-error-localisation, a warning): random inputs and no fixed seed.
+
+The family judges operator tests only (``operator_test``): a library's own unit tests,
+with mocks and no kernel, are left alone.
 """
 
 from __future__ import annotations
@@ -23,13 +27,17 @@ from pathlib import Path
 from kb_tools.audit.casts import dtype_name
 from kb_tools.audit.checker import RawFinding
 from kb_tools.audit.family_context import FileContext
+from kb_tools.audit.golden_rules import KERNEL_FRAMEWORKS
 from kb_tools.audit.module import FUNCTION_DEFS, launch_target
 from kb_tools.audit.names import dotted, qualname
 from kb_tools.numerics import tolerances as tol
 from kb_tools import vocabulary as V
 
 WRAPPER_MODULE_SUFFIXES = ("_wrapper", "wrappers")
-COMPARE_FUNCS = frozenset({"allclose", "isclose", "assert_close", "assert_allclose", "assert_array_almost_equal"})
+# Comparisons whose defaults are nobody's criterion. torch.testing.assert_close is not one:
+# its defaults are per dtype (exact for integers), a criterion of its own.
+COMPARE_FUNCS = frozenset({"allclose", "isclose", "assert_allclose", "assert_array_almost_equal"})
+TOLERANCE_FUNCS = COMPARE_FUNCS | {"assert_close"}
 RANDOM_TORCH = frozenset({"rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm", "normal",
                           "bernoulli", "multinomial", "poisson"})
 RANDOM_STDLIB = frozenset({"random", "randint", "uniform", "choice", "choices", "shuffle", "sample", "gauss", "randrange"})
@@ -55,7 +63,7 @@ def _targets(ctx: FileContext) -> set[str]:
     test) or imported, a name from a ``*_wrapper``/``wrappers`` module or the spec's wrapper
     module, and module-level names bound from any of these (``KERNELS = make_wrapper()``)."""
     spec_stem = ctx.spec.wrapper.rsplit("/", 1)[-1].removesuffix(".py") if ctx.spec and ctx.spec.wrapper else None
-    names = {f.name for f in ctx.module.functions if f.top and fnmatchcase(f.name, "*_wrapper") and not f.name.startswith("test")}
+    names = {f.name for f in ctx.module.functions if f.top and fnmatchcase(f.name, "*_wrapper") and ctx.module.launches(f.node)}
     for local, full in ctx.aliases.items():
         parts = full.split(".")
         if fnmatchcase(parts[-1], "*_wrapper") or any(p.endswith(WRAPPER_MODULE_SUFFIXES) or p == spec_stem for p in parts):
@@ -116,11 +124,12 @@ def _number(expr: ast.AST) -> float | None:
     return None
 
 
-def _comparisons(ctx: FileContext):
+def _comparisons(ctx: FileContext, names=TOLERANCE_FUNCS):
+    negated = {id(n.operand) for n in ctx.nodes if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)}
     for node in ctx.nodes:
-        if isinstance(node, ast.Call):
+        if isinstance(node, ast.Call) and id(node) not in negated:  # `not allclose(...)`: asserts a difference
             parts = dotted(node.func)
-            if parts and parts[-1] in COMPARE_FUNCS and (len(parts) > 1 or parts[0] in ctx.aliases) and parts[0] != "math" \
+            if parts and parts[-1] in names and (len(parts) > 1 or parts[0] in ctx.aliases) and parts[0] != "math" \
                     and (qualname(node.func, ctx.aliases) or "").split(".")[0] != "math":  # math.isclose: Python floats
                 yield node, parts[-1]
 
@@ -134,7 +143,7 @@ def _pos(call: ast.Call) -> tuple[int, int]:
 
 def bare_comparisons(ctx: FileContext) -> list[RawFinding]:
     out = []
-    for call, name in _comparisons(ctx):
+    for call, name in _comparisons(ctx, COMPARE_FUNCS):
         given = {k.arg for k in call.keywords}
         if None in given or "rtol" in given or "atol" in given or len(call.args) > 2:
             continue  # **kwargs, or tolerances given by keyword or position
@@ -252,5 +261,15 @@ def unseeded_random(ctx: FileContext) -> list[RawFinding]:
     return [RawFinding(*_pos(node), "TS105", f"{q} draws inputs and the file never fixes a seed: a failure will not reproduce")]
 
 
+def operator_test(ctx: FileContext) -> bool:
+    """Whether the file tests an operator: a spec names it, it names a delivered wrapper,
+    defines or launches a kernel, or imports a kernel framework. Other tests (a library's
+    unit tests with mocks) are not this family's to judge."""
+    return bool(ctx.spec or _targets(ctx) or ctx.module.kernels or ctx.module.launching
+                or any(full.split(".")[0] in KERNEL_FRAMEWORKS for full in ctx.aliases.values()))
+
+
 def check_test(ctx: FileContext) -> list[RawFinding]:
+    if not operator_test(ctx):
+        return []
     return [*misses_wrapper(ctx), *bare_comparisons(ctx), *loose_tolerances(ctx), *untested_dtypes(ctx), *unseeded_random(ctx)]
