@@ -5,7 +5,7 @@ The corpus: every fixture wrapper, variants of the seed 003 anti-pattern and com
 wrapper, and real Python files from the installed torch package (most hold no wrapper, as a
 real tree does). TorchFix is installed from PyPI into a temporary directory for this run
 (never into the venv); if that fails the script says so and still prints the ast ratio.
-Run: .venv/bin/python benchmarks/bench_audit.py
+Run: .venv/bin/python benchmarks/bench_audit.py [--no-torchfix]
 """
 
 from __future__ import annotations
@@ -81,6 +81,8 @@ def main() -> None:
               f"{t_audit * 1e3:.0f} ms; {wrappers} wrappers, {findings} findings")
         print(f"ratio audit / ast.parse = {ratio:.2f}x (median of 7 paired rounds; aim <= 1.5x)")
 
+        if "--no-torchfix" in sys.argv:
+            return
         kbt = [sys.executable, "-m", "kb_tools", "audit", *map(str, files)]
         t_kbt = run_cli(kbt)
         target = tmp / "torchfix"
