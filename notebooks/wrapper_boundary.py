@@ -15,6 +15,7 @@
 # faster, callable slower" effect.
 
 # %%
+import json
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -24,6 +25,7 @@ from IPython.display import Markdown, display
 
 from kb_tools import backends
 from kb_tools.audit import audit_path, audit_source
+from kb_tools.audit.report import json_report
 from kb_tools.timing import compare, interleaved_medians
 from kb_tools.trace import trace_call
 
@@ -103,11 +105,17 @@ assert [f.code for f in static_anti] == ["WB101", "WB102", "WB103", "WB103", "WB
     f"the anti-pattern's findings are {[f.code for f in static_anti]}, not the seed's six host operations"
 assert static_good == [], f"the compliant wrapper has findings: {static_good}"
 
-catalog = {p.name: audit_path(p).findings for p in sorted((ROOT / "ops" / "wrappers").glob("*.py"))}
-for name, findings in catalog.items():
-    print(f"ops/wrappers/{name}: {len(findings)} findings {[f.code for f in findings]}")
-assert len(catalog["softmax_antipattern.py"]) == 6 and catalog["softmax_wrapper.py"] == [], \
+# `kbt audit ops/wrappers --format json`: the wrappers it found (a clean one is listed too)
+# and each finding with its fix.
+report = json.loads(json_report([audit_path(p) for p in sorted((ROOT / "ops" / "wrappers").glob("*.py"))]))
+catalog = {Path(w["path"]).name: (w, [f for f in report["findings"] if f["path"] == w["path"]]) for w in report["wrappers"]}
+for name, (wrapper, findings) in catalog.items():
+    print(f"ops/wrappers/{name}: `{wrapper['name']}` launches {wrapper['launches']}; "
+          f"{len(findings)} findings {[f['code'] for f in findings]}")
+print("fix for WB102:", next(f["fix"] for f in report["findings"] if f["code"] == "WB102"))
+assert len(catalog["softmax_antipattern.py"][1]) == 6 and catalog["softmax_wrapper.py"][1] == [], \
     "ops/wrappers/ verdicts differ from the two wrappers above"
+assert catalog["softmax_wrapper.py"][0]["launches"] == 1, "the compliant catalog wrapper must launch exactly once"
 
 # %% [markdown]
 # ## Runtime view: what each wrapper dispatches outside its kernel
