@@ -11,7 +11,7 @@ import ttk_reference as ref
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from kb_tools.numerics import criteria
+from kb_tools.numerics import chunks, criteria
 
 TORCH = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32,
          "float8_e4m3fn": torch.float8_e4m3fn, "float8_e5m2": torch.float8_e5m2}
@@ -19,6 +19,16 @@ PROMOTED = {"float16": "float32", "bfloat16": "float32", "float32": "float64",
             "float8_e4m3fn": "float32", "float8_e5m2": "float32"}
 NP_DTYPES = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True)
+CHUNK_SIZES = st.sampled_from([37, 256, chunks.CPU_CHUNK])  # many chunks, a ragged last one, one chunk
+
+
+def judged(criterion, chunk, *legs, **kw):
+    """The engine's verdict with chunks of ``chunk`` elements (restored afterwards)."""
+    saved, chunks.CPU_CHUNK = chunks.CPU_CHUNK, chunk
+    try:
+        return criteria.judge(criterion, *legs, **kw).passed
+    finally:
+        chunks.CPU_CHUNK = saved
 
 
 def leg(values: np.ndarray, name: str):
@@ -56,8 +66,9 @@ seeds = st.integers(0, 2**32 - 1)
 @SETTINGS
 @given(seed=seeds, dtype=dtypes, n=sizes, promote=st.booleans(), noise=st.floats(0.05, 4.0),
        outlier=st.floats(0.0, 3.0), zeros=st.sampled_from([0.0, 0.05]), tiny=st.sampled_from([0.0, 0.02]),
-       special=st.sampled_from([0.0, 0.0, 0.003]), scale=st.sampled_from([1e-3, 1.0, 30.0]))
-def test_mix_tolerance_and_stat_rel_err_agree(seed, dtype, n, promote, noise, outlier, zeros, tiny, special, scale):
+       special=st.sampled_from([0.0, 0.0, 0.003]), scale=st.sampled_from([1e-3, 1.0, 30.0]), chunk=CHUNK_SIZES)
+def test_mix_tolerance_and_stat_rel_err_agree(seed, dtype, n, promote, noise, outlier, zeros, tiny, special, scale,
+                                              chunk):
     rng = np.random.default_rng(seed)
     g = golden_values(rng, n, scale, zeros, tiny)
     rtol, atol, cap = ref.MIX[dtype]
@@ -71,13 +82,14 @@ def test_mix_tolerance_and_stat_rel_err_agree(seed, dtype, n, promote, noise, ou
     for name, rule in (("mix_tolerance", ref.mix_tolerance), ("stat_rel_err", ref.stat_rel_err)):
         expected = rule(na, ng, names)
         event(f"{name} {'PASS' if expected else 'FAIL'}")
-        assert criteria.judge(name, ta, tg).passed == expected
+        assert judged(name, chunk, ta, tg) == expected
 
 
 @SETTINGS
 @given(seed=seeds, dtype=dtypes, n=sizes, promote=st.booleans(), wrong=st.integers(0, 4),
-       noise=st.floats(0.0, 3.0), special=st.sampled_from([0.0, 0.002]), scale=st.sampled_from([1e-4, 1.0, 100.0]))
-def test_close_agrees(seed, dtype, n, promote, wrong, noise, special, scale):
+       noise=st.floats(0.0, 3.0), special=st.sampled_from([0.0, 0.002]), scale=st.sampled_from([1e-4, 1.0, 100.0]),
+       chunk=CHUNK_SIZES)
+def test_close_agrees(seed, dtype, n, promote, wrong, noise, special, scale, chunk):
     rng = np.random.default_rng(seed)
     g = golden_values(rng, n, scale, 0.02, 0.01)
     rtol = 1e-3 if dtype in ("float16", "bfloat16") else 1e-4
@@ -91,7 +103,7 @@ def test_close_agrees(seed, dtype, n, promote, wrong, noise, special, scale):
         return
     expected = ref.close(na, ng, (dtype, gname))
     event(f"close {'PASS' if expected else 'FAIL'}")
-    assert criteria.judge("close", ta, tg).passed == expected
+    assert judged("close", chunk, ta, tg) == expected
 
 
 CROSS = ("float16", "bfloat16", "float32")
@@ -101,8 +113,9 @@ CROSS = ("float16", "bfloat16", "float32")
 @given(seed=seeds, dtype=st.sampled_from(CROSS), n=sizes, level=st.sampled_from(["L0", "L1", "L2"]),
        tp_error=st.sampled_from([0.0, 1e-9, 1e-7, 1e-4, 1e-2]), ratio=st.floats(0.2, 12.0),
        small_share=st.sampled_from([0.0, 0.05, 0.5]), gross=st.integers(0, 4), tp_gross=st.integers(0, 2),
-       special=st.sampled_from([0.0, 0.0, 0.004]), tp_is_dut=st.booleans())
-def test_cross_check_agrees(seed, dtype, n, level, tp_error, ratio, small_share, gross, tp_gross, special, tp_is_dut):
+       special=st.sampled_from([0.0, 0.0, 0.004]), tp_is_dut=st.booleans(), chunk=CHUNK_SIZES)
+def test_cross_check_agrees(seed, dtype, n, level, tp_error, ratio, small_share, gross, tp_gross, special, tp_is_dut,
+                            chunk):
     rng = np.random.default_rng(seed)
     small_value, small_atol = ref.SMALL[dtype]
     g = golden_values(rng, n, 1.0, 0.0, small_share)
@@ -121,7 +134,7 @@ def test_cross_check_agrees(seed, dtype, n, level, tp_error, ratio, small_share,
     (ta, na), (tg, ng), (tb, nb) = leg(a, dtype), leg(g, gname), leg(b, dtype)
     expected = ref.cross_check(na, ng, nb, (dtype, gname, dtype), level)
     event(f"cross_check {'PASS' if expected else 'FAIL'}")
-    assert criteria.judge("cross_check", ta, tg, tb, level=level).passed == expected
+    assert judged("cross_check", chunk, ta, tg, tb, level=level) == expected
 
 
 @SETTINGS
