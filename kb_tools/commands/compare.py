@@ -11,8 +11,9 @@ def configure(parser):
     parser.add_argument("--dtype", metavar="DTYPE", help="the operator's declared output dtype (default: the DUT's)")
     parser.add_argument("--criterion", choices=REQUESTABLE, default="mix_tolerance",
                         help="TTK criterion, or TTK's spelling of one (mixed, isclose, binary); integer and bool "
-                             "outputs are judged by binary_equal whatever is asked, as TTK does "
-                             "(default: mix_tolerance, TTK's default)")
+                             "outputs are judged by binary_equal whatever is asked, as TTK does; quant is for an "
+                             "int4/int8 output the operator declares quantised (default: mix_tolerance, TTK's "
+                             "default)")
     parser.add_argument("--level", choices=("L0", "L1", "L2"), default="L1", help="cross_check level (default: L1)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
 
