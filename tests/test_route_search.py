@@ -200,3 +200,11 @@ def test_longest_question_searches_a_bounded_number_of_tokens(monkeypatch):
     question = check_query("".join(chr(rng.randint(0x4E00, 0x9FFF)) for _ in range(MAX_QUERY_CHARS)))
     answer(REPO, question)
     assert searched and max(searched) <= rank.MAX_QUERY_TOKENS
+
+
+def test_sqlite_without_fts5_is_one_line(kbt, monkeypatch):
+    from kb_tools.search import index
+
+    monkeypatch.setattr(index, "_SCHEMA", index._SCHEMA.replace("USING fts5(", "USING no_such_module("))
+    result = kbt("route", "非连续")
+    assert result.code == 2 and len(result.err.splitlines()) == 1 and " RQ010 " in result.err and "FTS5" in result.err

@@ -16,6 +16,7 @@ import sqlite3
 from pathlib import Path
 
 from kb_tools import kbcache
+from kb_tools.diagnostics import EXIT_USAGE, fail
 from kb_tools.pagefiles import page_files
 from kb_tools.search.tokens import key_tokens_of, tokens
 from kb_tools.textfile import MAX_TEXT_BYTES
@@ -70,7 +71,11 @@ def build_index(root: Path, key: str) -> sqlite3.Connection:
     tasks = parse_router(root / "ROUTER.md")
     glossary = load_glossary(root)
     conn = sqlite3.connect(":memory:")
-    conn.executescript(_SCHEMA)
+    try:
+        conn.executescript(_SCHEMA)
+    except sqlite3.OperationalError as exc:  # an SQLite built without FTS5
+        fail("kbt route", None, "RQ010", f"this Python's SQLite {sqlite3.sqlite_version} cannot build the search index ({exc}): "
+             "kbt route needs SQLite with FTS5", EXIT_USAGE)
     conn.executemany("INSERT INTO meta VALUES (?, ?)", [("key", key), ("format", str(FORMAT)),
                                                         ("unloadable", json.dumps([f"kb/{p}" for p in kb.unloadable]))])
     conn.executemany("INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?)", [
