@@ -32,7 +32,9 @@ def _empty_passes(rule):
 
 
 def _working(*names) -> type:
-    return np.float64 if "float64" in names else np.float32
+    """numpy.promote_types(float32, every leg); bf16 and float8 (not numpy dtypes) promote to float32."""
+    known = [np.dtype(n) for n in names if n not in ("bfloat16",) + FLOAT8]
+    return np.result_type(np.float32, *known).type
 
 
 def _specials_agree(a, g):

@@ -33,9 +33,13 @@ def flat_legs(first, *others):
 
 
 def work_dtype(torch, *tensors):
-    """TTK's working precision: numpy.promote_types(float32, every leg) — float64 if a leg is float64,
-    float32 otherwise (fp16, bf16, fp8 and float32 all widen to float32)."""
-    return torch.float64 if any(t.dtype == torch.float64 for t in tensors) else torch.float32
+    """TTK's working precision: numpy.promote_types(float32, every leg) — float64 if a leg is float64
+    or a 32/64-bit integer (a float golden's leg may be), float32 otherwise (fp16, bf16, fp8,
+    float32, bool and narrow integers)."""
+    def wide(t):
+        return t.dtype == torch.float64 or (not t.dtype.is_floating_point and t.element_size() >= 4)
+
+    return torch.float64 if any(wide(t) for t in tensors) else torch.float32
 
 
 def step(tensor) -> int:

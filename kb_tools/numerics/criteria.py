@@ -81,13 +81,15 @@ def _close_types(torch, x, y):
     """numpy's dtypes inside np.isclose(x, y) after TTK's bf16 -> float32 normalisation.
 
     Returns (diff_dtype, bound_dtype): y becomes result_type(y, 1.0) — float64 for a float8 y
-    (ml_dtypes), its own dtype otherwise — and |x - y| runs in the promotion of x with that.
+    (ml_dtypes) or an integer one, its own dtype otherwise — and |x - y| runs in the promotion of
+    x with that.
     """
     def norm(t):
         return torch.float32 if t.dtype == torch.bfloat16 else t.dtype
 
     xd, yd = norm(x), norm(y)
-    bound = torch.float64 if yd in (torch.float8_e4m3fn, torch.float8_e5m2) else yd
+    widened = (torch.float8_e4m3fn, torch.float8_e5m2)  # and any integer golden: 1.0 makes them float64
+    bound = torch.float64 if yd in widened or not yd.is_floating_point else yd
     if xd == bound:
         return bound, bound
     if torch.float64 in (xd, bound):
