@@ -48,7 +48,8 @@ def _cross_chunk(torch, t, g, b, sv: tol.SmallValue, masked: bool):
         special_fail = (~fin & ~agrees).sum()
         small = fin & (ag < sv.small_value)
         outside = ~fin | small
-        dt.masked_fill_(~fin, 0), db.masked_fill_(~fin, 0)
+        for x in (dt, db):
+            x.masked_fill_(~fin, 0)
     else:
         special_fail = zero_i
         small = ag < sv.small_value
@@ -59,8 +60,8 @@ def _cross_chunk(torch, t, g, b, sv: tol.SmallValue, masked: bool):
     den = ag.add_(tol.REL_EPS)
     rel_t, rel_b = dt / den, db / den
     if masked:
-        rel_t.masked_fill_(outside, 0), rel_b.masked_fill_(outside, 0), dt.masked_fill_(outside, 0)
-        db.masked_fill_(outside, 0)
+        for x in (rel_t, rel_b, dt, db):
+            x.masked_fill_(outside, 0)
         n_large = (~outside).sum()
     else:
         if n_small:
