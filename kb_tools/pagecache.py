@@ -93,8 +93,12 @@ class PageCache:
     def put(self, page: Page) -> None:
         if page.rel_path in self.served:
             return
-        if self.hashes.get(page.rel_path) == page.sha256:  # unchanged since we hashed it
-            self.records[page.rel_path] = _record(page)
+        record = _record(page)
+        rebuilt = _page(record, page.path)
+        # unchanged since we hashed it, and carried whole (a field added to Page but not to
+        # _record would come back as its default: such a page is never cached)
+        if self.hashes.get(page.rel_path) == page.sha256 and rebuilt == page and rebuilt.lines == page.lines:
+            self.records[page.rel_path] = record
             self.added = True
 
     def save(self) -> None:

@@ -184,3 +184,15 @@ def test_warm_start_imports_no_heavy_module(cache, tmp_path, argv):
     runs = [subprocess.run([sys.executable, "-c", probe, *argv], cwd=REPO, env=env, capture_output=True, text=True, check=True)
             for _ in range(2)]
     assert runs[1].stdout.strip() == "0 []", (runs[0].stdout, runs[1].stdout, runs[1].stderr)
+
+
+def test_a_page_field_the_cache_does_not_carry_is_never_served_from_it(cache, monkeypatch):
+    from kb_tools import pagecache
+
+    real = pagecache._record
+    monkeypatch.setattr(pagecache, "_record", lambda page: {**real(page), "related": []})  # forgets a field
+    load_kb(REPO)
+    served = load_kb(REPO)  # whatever the first load cached
+    monkeypatch.setenv("OPKB_CACHE_DIR", "")
+    _same_kb(served, load_kb(REPO))
+    assert any(p.related for p in served.pages.values())

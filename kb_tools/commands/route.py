@@ -40,7 +40,6 @@ def run(args):
 
         if args.format == "json":
             print("[]")
-
         print(f"kbt route: no page matches {query!r}; nearest tasks:", file=sys.stderr)
         for t in nearest(result.tasks, query):
             print(f"  {t.id}: {t.wording}", file=sys.stderr)
