@@ -38,4 +38,9 @@ def get(text: str, path: Path) -> OpSpec | None:
 
 
 def put(text: str, spec: OpSpec) -> None:
-    MEMO.put(_key(text), _record(spec))
+    """Remember ``spec`` if its record rebuilds it whole (a field added to OpSpec but not to
+    _FIELDS would otherwise come back as its default)."""
+    record = _record(spec)
+    rebuilt = OpSpec(**{**record, "topologies": tuple(record["topologies"])}, path=spec.path)
+    if rebuilt == spec and rebuilt.dtype_lines == spec.dtype_lines:
+        MEMO.put(_key(text), record)
