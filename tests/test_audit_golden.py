@@ -1,5 +1,6 @@
-"""The golden family (GD101-GD104): one bad and one good fixture per code, and the
-conditions each rule depends on (three-party or two-party, integer dtypes, the spec)."""
+"""The golden family (GD101-GD105, GD105 on third-party legs): one bad and one good fixture
+per code, and the conditions each rule depends on (three-party or two-party, integer dtypes,
+the spec)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ SOFTMAX = load_spec(REPO / "ops" / "softmax.yaml")  # three-party, floats only
 ADD = load_spec(REPO / "ops" / "add.yaml")  # two-party, int8 widened to int32
 
 
-def test_the_family_has_its_four_codes():
-    assert GD == ["GD101", "GD102", "GD103", "GD104"]
+def test_the_family_has_its_five_codes():
+    assert GD == ["GD101", "GD102", "GD103", "GD104", "GD105"]
 
 
 @pytest.mark.parametrize("code", GD)
@@ -77,3 +78,14 @@ def test_a_test_file_with_a_reference_function_is_not_a_golden(tmp_path):
                    "    torch.manual_seed(0)\n    x = torch.randn(4)\n    assert torch.equal(relu_wrapper(x), golden_relu(x))\n")
     result = audit(src, spec=SOFTMAX)
     assert result.roles == {"test"} and [f.code for f in result.findings if f.code.startswith("GD")] == []
+
+
+def test_third_party_leg_narrowing_floats_only(tmp_path):
+    bad = fixture("GD105", "bad")
+    assert audit(bad).roles == {"third_party"}
+    assert {c for *_, c in found(bad, spec=ADD)} == {"GD105"}  # add widens int8 -> int32
+    assert found(bad, spec=SOFTMAX) == []  # no integer output is widened: nothing can leave wide
+    leg = tmp_path / "third_party.py"  # a role by file name; the repository's own leg is clean
+    leg.write_text((REPO / "examples" / "softmax" / "legs" / "third_party.py").read_text())
+    assert audit(leg).roles == {"third_party"} and found(leg) == []
+    assert found(bad, roles=frozenset({"golden"})) == []  # GD105 is the third-party leg's rule only

@@ -26,6 +26,7 @@ def test_roles_from_names_and_contents(tmp_path):
         "checks.py": ("class TestRelu:\n    def test_one(self):\n        pass\n", {"test"}),
         "sample.py": ("import triton\n\n\n@triton.jit\ndef k(x):\n    pass\n\n\ndef test_k():\n    k[(1,)](1)\n",
                       {"impl", "test"}),
+        "legs.py": ("import torch\n\n\ndef third_party_relu(x):\n    return torch.relu(x)\n", {"third_party"}),
         "util.py": ("def add(a, b):\n    return a + b\n", set()),
     }
     for name, (text, roles) in cases.items():
@@ -39,7 +40,7 @@ def test_a_file_whose_role_cannot_be_told_gets_one_line_and_the_wrapper_family(k
     (tmp_path / "__init__.py").write_text("")
     r = kbt("audit", tmp_path)
     assert r.code == 0 and "Traceback" not in r.err
-    assert r.err.splitlines() == [f"{src}: AU014 role cannot be told (no kernel or launch, no test_*, no golden); "
+    assert r.err.splitlines() == [f"{src}: AU014 role cannot be told (no kernel or launch, no test_*, no golden, no third-party leg); "
                                   "wrapper family only (choose with --role)"]
     wrapper = tmp_path / "cast_wrapper.py"  # unknown role, still audited as a wrapper
     wrapper.write_text("def cast_wrapper(x):\n    return x.float()\n")

@@ -58,6 +58,8 @@ RULES = {
                  "cast the inputs to the spec's widening dtype, compute there, narrow only to the declared dtype at exit"),
         RuleCode("GD104", "golden-unguarded-division", "the golden divides integers (//, %, floor_divide, div rounding) without zero and -1 guards",
                  "guard zero divisors explicitly and compute INT_MIN / -1 as a wrapping negation"),
+        RuleCode("GD105", "third-party-narrows-floats-only", "the third-party leg casts back to the declared dtype only for floating outputs",
+                 "narrow every output at exit, integers included (an int8 output never leaves the leg as int32)"),
         RuleCode("TS101", "test-misses-wrapper", "no test in the file reaches the delivered wrapper or a kernel launch",
                  "call the delivered wrapper (the file the spec names) from the tests, not a driver or the golden"),
         RuleCode("TS102", "test-compares-without-criterion", "compares with a bare allclose/isclose/assert_allclose (default tolerances)",

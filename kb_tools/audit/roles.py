@@ -6,7 +6,8 @@ A file may hold several roles (a sample with its kernel, wrapper and test in one
 golden is told by its name (``*_golden.py``, ``golden*.py``) or, in a file that is neither
 a test nor an implementation, by a top-level ``golden*`` / ``*_golden`` function; a test by
 its name (``test_*.py``, ``*_test.py``) or by a top-level ``test_*`` function or ``Test*``
-class; an implementation by a kernel or a launch. ``--role`` overrides all of it.
+class; a third-party leg by ``third_party`` in its name or a public function's; an
+implementation by a kernel or a launch. ``--role`` overrides all of it.
 """
 
 from __future__ import annotations
@@ -16,12 +17,16 @@ from pathlib import Path
 
 from kb_tools.audit.module import FUNCTION_DEFS, ModuleInfo, jit_flavour
 
-IMPL, GOLDEN, TEST = "impl", "golden", "test"
-ROLES = (IMPL, GOLDEN, TEST)
+IMPL, GOLDEN, TEST, THIRD_PARTY = "impl", "golden", "test", "third_party"
+ROLES = (IMPL, GOLDEN, TEST, THIRD_PARTY)
 
 
 def _golden_name(name: str) -> bool:
     return name.startswith("golden") or (name.endswith("_golden") and not name.startswith("_"))
+
+
+def _third_party_name(name: str) -> bool:
+    return "third_party" in name.lower() and not name.startswith("_")
 
 
 def _test_name(name: str) -> bool:
@@ -47,6 +52,8 @@ def file_roles(path: str, tree: ast.Module, module: ModuleInfo) -> frozenset[str
     if _golden_name(stem) or (not roles and any(not isinstance(n, ast.ClassDef) and _golden_name(n.name) for n in tops)
                               and not _defines_kernel(tree, module)):
         roles.add(GOLDEN)
+    if _third_party_name(stem) or (not roles and any(not isinstance(n, ast.ClassDef) and _third_party_name(n.name) for n in tops)):
+        roles.add(THIRD_PARTY)
     return frozenset(roles)
 
 

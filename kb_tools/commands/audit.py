@@ -15,7 +15,7 @@ def configure(parser):
     parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                         help="skip files or folders whose path matches; repeatable")
     parser.add_argument("--role", metavar="ROLES",
-                        help="impl, golden and/or test (comma-separated) for every file, instead of telling each "
+                        help="impl, golden, third_party and/or test (comma-separated) for every file, instead of telling each "
                              "file's role from what it holds; the wrapper family runs on every file")
     parser.add_argument("--spec", metavar="OPS_YAML",
                         help="the operator spec the golden, test and kernel rules read (default: ops/<op>.yaml "
