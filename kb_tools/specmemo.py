@@ -41,6 +41,9 @@ def put(text: str, spec: OpSpec) -> None:
     """Remember ``spec`` if its record rebuilds it whole (a field added to OpSpec but not to
     _FIELDS would otherwise come back as its default)."""
     record = _record(spec)
-    rebuilt = OpSpec(**{**record, "topologies": tuple(record["topologies"])}, path=spec.path)
+    try:
+        rebuilt = OpSpec(**{**record, "topologies": tuple(record["topologies"])}, path=spec.path)
+    except TypeError:  # OpSpec gained a field _FIELDS does not name
+        return
     if rebuilt == spec and rebuilt.dtype_lines == spec.dtype_lines:
         MEMO.put(_key(text), record)
