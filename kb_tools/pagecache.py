@@ -94,7 +94,10 @@ class PageCache:
         if page.rel_path in self.served:
             return
         record = _record(page)
-        rebuilt = _page(record, page.path)
+        try:
+            rebuilt = _page(record, page.path)
+        except TypeError:  # Page gained a required field the record does not carry
+            return
         # unchanged since we hashed it, and carried whole (a field added to Page but not to
         # _record would come back as its default: such a page is never cached)
         if self.hashes.get(page.rel_path) == page.sha256 and rebuilt == page and rebuilt.lines == page.lines:
