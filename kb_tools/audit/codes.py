@@ -1,4 +1,5 @@
-"""The wrapper-boundary rule codes: one code per kind of violation (as ruff and TorchFix do).
+"""The audit's rule codes: one code per kind of violation (as ruff and TorchFix do). WB: the
+wrapper boundary; GD: goldens and third-party legs; TS: tests; KN: kernels.
 
 Pages name these codes in their ``static`` invariants; ``kbt lint`` refuses a code that is
 not listed here, and the audit reports findings under them. The numbers and meanings are
