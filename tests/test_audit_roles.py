@@ -117,3 +117,20 @@ def test_lint_finds_a_code_without_page_or_fixtures(tmp_path):
     kb.pages[page.id] = dataclasses.replace(page, invariants=tuple(i for i in page.invariants if i.rule != "KN103"))
     _, diags = check_rule_codes(LintContext(REPO, kb))
     assert [(d.code, d.message.split()[1]) for d in diags] == [("LN043", "KN103")]
+
+
+def test_deep_code_is_one_line_and_a_long_call_chain_is_followed(kbt, tmp_path):
+    terms = " + ".join(["x"] * 1500)  # parses, but is deeper than the kernel rules follow
+    deep = tmp_path / "deep_impl.py"
+    deep.write_text(f"import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(x_ptr, y_ptr):\n"
+                    f"    x = tl.load(x_ptr)\n    tl.store(y_ptr, tl.exp({terms}))\n\n\n"
+                    "def k_wrapper(x):\n    y = x.float()\n    k[(1,)](x, y)\n    return y\n")
+    r = kbt("audit", deep)
+    assert r.code == 1 and "Traceback" not in r.err and "WB101" in r.out  # the wrapper family still ran
+    assert r.err.splitlines() == [f"{deep}: AU013 too deeply nested for the impl rules; they were skipped for this file"]
+    chain = tmp_path / "test_chain.py"
+    chain.write_text("from relu_wrapper import relu_wrapper\n"
+                     + "".join(f"def f{i}():\n    return f{i + 1}()\n" for i in range(3000))
+                     + "def f3000():\n    return relu_wrapper\n\n\ndef test_x():\n    f0()\n")
+    r = kbt("audit", chain, "--format", "json")
+    assert r.code == 0 and json.loads(r.out)["findings"] == []

@@ -75,15 +75,18 @@ def _targets(ctx: FileContext) -> set[str]:
 
 
 def _reaches(fn: ast.AST, targets: set[str], launchers: set[str], calls: dict[str, ast.AST], seen: set[str]) -> bool:
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Name) and node.id in targets:
-            return True
-        if isinstance(node, ast.Call):
-            if launch_target(node, launchers):
-                return True
-        if isinstance(node, ast.Name) and node.id in calls and node.id not in seen:
-            seen.add(node.id)
-            if _reaches(calls[node.id], targets, launchers, calls, seen):
+    """Whether ``fn`` names a target or launches, itself or through the same-file functions it
+    names (walked with a work list: a long call chain costs no recursion)."""
+    work = [fn]
+    while work:
+        for node in ast.walk(work.pop()):
+            if isinstance(node, ast.Name):
+                if node.id in targets:
+                    return True
+                if node.id in calls and node.id not in seen:
+                    seen.add(node.id)
+                    work.append(calls[node.id])
+            elif isinstance(node, ast.Call) and launch_target(node, launchers):
                 return True
     return False
 
