@@ -31,7 +31,9 @@ def verify(out_dir: Path, kb: KnowledgeBase, source_root: Path) -> tuple[list[Di
     wrapper_path = Path(source_root) / wrapper
     if not wrapper_path.is_file():
         raise KbError(Diagnostic(str(selection_path), None, "VF002", f"wrapper file {wrapper!r} not found under {source_root}"), EXIT_USAGE)
-    result = audit_path(wrapper_path)
+    from kb_tools.audit.families import FamilyOptions
+
+    result = audit_path(wrapper_path, families=FamilyOptions(roles=frozenset({"impl"})))  # the kernel family too (KN)
     findings = result.findings + result.suppressed
     if not result.wrappers:
         diags.append(Diagnostic(str(wrapper_path), None, "VF003", "no wrapper in the wrapper file (no function launches a kernel and none is named *_wrapper); nothing was audited"))
