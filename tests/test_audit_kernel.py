@@ -3,6 +3,8 @@ told from annotations, casts and the spec; stores through aliases; the API inven
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from audit_family_fixtures import audit, check_bad, check_good, codes, fixture, found
@@ -94,3 +96,17 @@ def test_the_delivered_softmax_kernel_is_clean():
     for path in (REPO / "ops" / "wrappers" / "softmax_wrapper.py", REPO / "examples" / "softmax" / "ops" / "wrappers" / "softmax_wrapper.py"):
         result = audit(path)
         assert "impl" in result.roles and result.findings == []
+
+
+def test_verify_holds_kernel_claims_against_the_kernel(kbt, tmp_path):
+    example = tmp_path / "softmax"
+    shutil.copytree(REPO / "examples" / "softmax", example, ignore=shutil.ignore_patterns("__pycache__"))
+    kernel_file = example / "ops" / "wrappers" / "softmax_wrapper.py"
+    text = kernel_file.read_text()
+    anchor = "    rows = x.movedim(dim, -1)"
+    planted = text.replace(anchor, anchor + "  # planted below: an API the inventory lists as absent\n    vf.cast(rows, pl.FP32)", 1)
+    assert planted != text
+    kernel_file.write_text(planted)
+    result = kbt("verify", example, "--root", example)
+    assert result.code == 1
+    assert "KN103" in result.err and "VF010" in result.err and "no-absent-api" in result.err
