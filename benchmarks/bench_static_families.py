@@ -86,7 +86,7 @@ def main() -> None:
         texts = load(paths)
         size = sum(len(t) for _, t in texts) / 1e6
         audited = [audit_source(t, p, families=FamilyOptions()) for p, t in texts]
-        by_role = {r: sum(r in (a.roles or ()) for a in audited) for r in ("impl", "golden", "test")}
+        by_role = {r: sum(r in (a.roles or ()) for a in audited) for r in ("impl", "golden", "third_party", "test")}
         m = measure(texts)
         base = m["ast.parse"]
         print(f"{label}: {len(texts)} files, {size:.1f} MB; roles {by_role}; CPU medians of {REPEATS}")
