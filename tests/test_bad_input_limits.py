@@ -1,5 +1,5 @@
 """Hostile and awkward input, each run as a real ``kbt`` process whose CPU time and peak
-memory are read from the kernel (``os.wait4``): one line naming the file (and its line),
+memory are read from the kernel (``os.wait4`` in a small launcher): one line naming the file (and its line),
 a non-zero exit, no traceback, under 5 s of CPU and 300 MB.
 
 CPU time, not wall time, is held to the bound: it does not grow when other processes
@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,28 +40,38 @@ class Bounded:
         return self.err.strip().splitlines()
 
 
-def _cap_address_space():
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_CAP, ADDRESS_SPACE_CAP))
+# The child is started by a small launcher process, never forked from the test itself: a
+# fork copies the pytest worker's mappings (torch and all), and the kernel counts them in the
+# child's peak RSS even after exec, which would charge the test's memory to ``kbt``.
+_LAUNCHER = """
+import json, os, resource, sys
+cap, report, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+pid = os.fork()
+if pid == 0:
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    os.execv(argv[0], argv)
+_, status, usage = os.wait4(pid, 0)
+with open(report, "w") as f:
+    json.dump({"code": os.waitstatus_to_exitcode(status),
+               "cpu_s": usage.ru_utime + usage.ru_stime,
+               "rss_mb": usage.ru_maxrss / 1024}, f)
+"""
 
 
 def run_kbt(*argv, cwd: Path, root: Path | None = None) -> Bounded:
     """``kbt argv`` in a child process; its own CPU time and peak RSS, not the test's."""
     args = [sys.executable, "-m", "kb_tools", *([f"--kb-root={root}"] if root else []), *map(str, argv)]
     out_path, err_path = cwd / ".kbt-out.txt", cwd / ".kbt-err.txt"
+    report_path = cwd / ".kbt-usage.json"
+    launcher = [sys.executable, "-c", _LAUNCHER, str(ADDRESS_SPACE_CAP), str(report_path), *args]
     with out_path.open("w") as out, err_path.open("w") as err:
-        child = subprocess.Popen(args, cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                 preexec_fn=_cap_address_space)
-        killer = threading.Timer(KILL_AFTER_S, child.kill)
-        killer.start()
-        try:
-            _, status, usage = os.wait4(child.pid, 0)
-        finally:
-            killer.cancel()
-    child.returncode = os.waitstatus_to_exitcode(status)
-    result = Bounded(child.returncode, out_path.read_text(), err_path.read_text(),
-                     usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
-    out_path.unlink()
-    err_path.unlink()
+        subprocess.run(launcher, cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                       timeout=KILL_AFTER_S, check=True)
+    usage = json.loads(report_path.read_text())
+    result = Bounded(usage["code"], out_path.read_text(), err_path.read_text(),
+                     usage["cpu_s"], usage["rss_mb"])
+    for path in (out_path, err_path, report_path):
+        path.unlink()
     return result
 
 
