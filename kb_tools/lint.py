@@ -17,6 +17,7 @@ from kb_tools.pages import BODY_SECTIONS, KnowledgeBase, shown_path, body_sectio
 from kb_tools.router import Task, parse_router
 from kb_tools.sources import load_sources, seeds_dir
 from kb_tools.specs import load_spec, spec_files
+from kb_tools import vocabulary as V
 
 _NON_DURABLE = re.compile(r"(^|-)(v\d+|\d{6,8}|\d{4}-\d{2}(-\d{2})?|new|old|final|tmp|temp|draft|copy|wip|backup)(-|$)")
 _MD_LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
@@ -204,7 +205,7 @@ def check_specs(ctx):
             diags.append(exc.diagnostic)
             continue
         for dtype in spec.uncovered_dtypes():
-            diags.append(Diagnostic(shown_path(path), None, "LN100", f"dtype {dtype} has no declared criterion; it would fall to TTK's default mix_tolerance"))
+            diags.append(Diagnostic(shown_path(path), None, "LN100", f"dtype {dtype} has no declared criterion; TTK would judge it by its default {V.undeclared_criterion(dtype)}"))
     return len(files), diags
 
 

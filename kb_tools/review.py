@@ -91,7 +91,7 @@ def _tolerance(spec: OpSpec) -> list[str]:
     for dtype in spec.dtypes:
         criterion = spec.criteria.get(dtype)
         mode = "three-party" if criterion == "cross_check" and dtype in V.FLOAT_DTYPES else "two-party"
-        shown = f"`{criterion}`" if criterion else "**missing: falls to TTK's default mix_tolerance**"
+        shown = f"`{criterion}`" if criterion else f"**missing: TTK's default {V.undeclared_criterion(dtype)}**"
         out.append(f"| {dtype} | {shown} | {spec.widening.get(dtype, dtype)} | {mode} |")
     return out
 

@@ -110,7 +110,7 @@ class ReviewSession:
             criterion = spec.criteria.get(dtype)
             golden = golden_policy(dtype, three_party, spec.widening.get(dtype))
             third = third_party_policy(dtype, three_party, spec.widening.get(dtype))
-            rows.append({"dtype": dtype, "criterion": criterion or "MISSING (TTK default mix_tolerance)",
+            rows.append({"dtype": dtype, "criterion": criterion or f"MISSING (TTK default {V.undeclared_criterion(dtype)})",
                          "tolerance": _tolerance(criterion, dtype), "DUT accumulates in": spec.widening.get(dtype, dtype),
                          "golden computes in": golden.compute, "third party": third.compute if third else "not run",
                          "mode": "three-party" if three_party else "two-party"})

@@ -74,15 +74,16 @@ class OpSpec:
         return tuple(self.properties.get("dtypes", ()))
 
     def uncovered_dtypes(self) -> list[str]:
-        """Registered dtypes with no declared criterion (seed 000 §7: they would fall to
-        TTK's default mix_tolerance instead of the operator's own standard)."""
+        """Registered dtypes with no declared criterion (seed 000 §7: TTK then picks its own
+        default, not the operator's standard)."""
         return [d for d in self.dtypes if d not in self.criteria]
 
     def criterion_warnings(self) -> list[Diagnostic]:
         """One warning per uncovered dtype, at its line in ``properties.dtypes``."""
         return [Diagnostic(str(self.path), self.dtype_lines.get(d), "SP030",
-                           f"dtype {d} has no entry in criteria: its comparison would fall to TTK's default "
-                           f"mix_tolerance instead of this operator's standard (seed 000 §7); add `{d}: <criterion>`",
+                           f"dtype {d} has no entry in criteria: TTK would judge it by its default "
+                           f"{V.undeclared_criterion(d)} instead of this operator's standard (seed 000 §7); "
+                           f"add `{d}: <criterion>`",
                            "warning")
                 for d in self.uncovered_dtypes()]
 

@@ -69,14 +69,21 @@ TARGETS = ("a2", "a3", "a5")
 
 IMPLEMENTATION_STATUSES = ("implemented", "deviated", "not_applicable")
 
-CRITERIA = ("binary_equal", "close", "mix_tolerance", "stat_rel_err", "cross_check")
+# TTK's criteria (ttk/core_modules/comparison/registry.py); quant is for quantising int8 outputs.
+CRITERIA = ("binary_equal", "close", "mix_tolerance", "stat_rel_err", "cross_check", "quant")
 
-FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
+FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2")
 HALF_DTYPES = ("float16", "bfloat16")
 INTEGER_DTYPES = ("int8", "uint8", "int16", "int32", "int64")
 DTYPES = FLOAT_DTYPES + INTEGER_DTYPES + ("bool",)
 DTYPE_ALIASES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
                  "half": "float16", "float": "float32", "double": "float64"}
+
+
+def undeclared_criterion(dtype: str) -> str:
+    """What TTK judges an output by when the spec declares no criterion for its dtype: integer
+    and bool outputs always bit for bit, floats by its default mix_tolerance (resolve.py)."""
+    return "binary_equal" if dtype in INTEGER_DTYPES or dtype == "bool" else "mix_tolerance"
 
 
 def canonical_dtype(name: str) -> str | None:

@@ -171,7 +171,7 @@ def loose_tolerances(ctx: FileContext) -> list[RawFinding]:
     spec = ctx.spec
     if spec is None or not spec.dtypes:
         return []
-    bounds = [allowed_tolerance(spec.criteria.get(d, "mix_tolerance"), d) for d in spec.dtypes]
+    bounds = [allowed_tolerance(spec.criteria.get(d, V.undeclared_criterion(d)), d) for d in spec.dtypes]
     if any(b is None for b in bounds):
         return []
     loosest = {"rtol": max(b[0] for b in bounds), "atol": max(b[1] for b in bounds)}
