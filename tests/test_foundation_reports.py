@@ -110,7 +110,7 @@ def test_select_warns_for_a_dtype_without_criterion(kbt, tmp_path):
     result = kbt("select", spec, "-o", tmp_path / "out")
     assert result.code == 0
     assert result.err.splitlines() == [
-        f"{spec}:6: SP030 dtype int32 has no entry in criteria: its comparison would fall to TTK's default "
-        "mix_tolerance instead of this operator's standard (seed 000 §7); add `int32: <criterion>`"]
+        f"{spec}:6: SP030 dtype int32 has no entry in criteria: TTK would judge it by its default "
+        "binary_equal instead of this operator's standard (seed 000 §7); add `int32: <criterion>`"]
     covered = kbt("select", REPO / "ops" / "softmax.yaml", "-o", tmp_path / "sm")
     assert covered.code == 0 and covered.err == ""
