@@ -1,0 +1,32 @@
+"""Blind batches of the real-code corpus (``benchmarks/audit_corpus/<batch>.yaml``) hold labels
+only, well formed, all held out, and none of their files was in the corpus the audit was tuned on."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+CORPUS = Path(__file__).resolve().parents[1] / "benchmarks" / "audit_corpus"
+KEYS = {"repo", "commit", "framework", "path", "function", "lines", "forbidden", "heldout", "batch"}
+
+
+def test_blind_batches_are_well_formed_and_disjoint_from_the_tuned_files():
+    tuned = {(x["repo"], x["path"]) for x in yaml.safe_load((CORPUS / "labels.yaml").read_text())}
+    batches = sorted(CORPUS.glob("blind-*.yaml"))
+    assert batches
+    for batch in batches:
+        labels = yaml.safe_load(batch.read_text())
+        assert len(labels) >= 15, batch.name
+        for item in labels:
+            assert set(item) == KEYS, item
+            assert item["batch"] == batch.stem and item["heldout"] is True
+            assert re.fullmatch(r"[0-9a-f]{40}", item["commit"])
+            assert item["framework"] in {"triton-ascend", "pypto"}
+            first, last = item["lines"]
+            assert 0 < first <= last and all(first <= n <= last for n in item["forbidden"]), item["function"]
+            assert item["forbidden"] == sorted(set(item["forbidden"]))
+            assert (item["repo"], item["path"]) not in tuned, item["path"]
+        keys = [(x["repo"], x["path"], x["function"]) for x in labels]
+        assert len(set(keys)) == len(keys)
