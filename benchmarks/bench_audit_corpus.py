@@ -11,8 +11,11 @@ folder, audits it with default settings, and compares, function by function:
   each labelled line is one forbidden host operation (or a launch-count violation).
 
 The tuning set and the held-out set (``heldout: true``, a quarter of the functions chosen
-by position before the audit was run on them) are reported separately.
+by position before the audit was run on them) are reported separately. A blind batch
+(``audit_corpus/<name>.yaml``, labelled and committed before the audit first read its files)
+is scored on its own with ``--batch <name>``.
 Run: .venv/bin/python benchmarks/bench_audit_corpus.py [--mirror /work/.mirror] [--details] [--heldout]
+     [--batch blind-2 [--show-batch]]
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ import yaml
 from kb_tools.audit import audit_path
 from kb_tools.diagnostics import KbError
 
-LABELS = Path(__file__).resolve().parent / "audit_corpus" / "labels.yaml"
+CORPUS = Path(__file__).resolve().parent / "audit_corpus"
+LABELS = CORPUS / "labels.yaml"
 
 
 def materialise(labels: list[dict], mirror: Path, dest: Path) -> dict[tuple[str, str], Path]:
@@ -88,13 +92,22 @@ def main() -> None:
     parser.add_argument("--details", action="store_true", help="list the tuning set's false and missed lines")
     parser.add_argument("--heldout", action="store_true", help="also score the held-out set (once, at the end of tuning)")
     parser.add_argument("--show-heldout", action="store_true", help="with --heldout, list its false and missed lines too")
+    parser.add_argument("--batch", action="append", default=[], help="also score the blind batch audit_corpus/NAME.yaml (repeatable)")
+    parser.add_argument("--show-batch", action="store_true", help="with --batch, list its false and missed lines too")
     args = parser.parse_args()
     labels = yaml.safe_load(LABELS.read_text())
+    batches = {}
+    for name in args.batch:
+        path = CORPUS / f"{name}.yaml"
+        if not path.is_file():
+            sys.exit(f"{path}: no such batch")
+        batches[name] = yaml.safe_load(path.read_text())
     with tempfile.TemporaryDirectory() as tmp:
-        files = materialise(labels, args.mirror, Path(tmp))
+        files = materialise(labels + [x for batch in batches.values() for x in batch], args.mirror, Path(tmp))
         sets = [("tuning", [x for x in labels if not x["heldout"]], args.details)]
         if args.heldout:
             sets.append(("held-out", [x for x in labels if x["heldout"]], args.show_heldout))
+        sets += [(name, batch, args.show_batch) for name, batch in batches.items()]
         for name, subset, show in sets:
             if show:
                 print(f"{name}: disagreements")
