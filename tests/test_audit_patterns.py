@@ -1,7 +1,9 @@
 """One good and one bad fixture per pattern the audit got wrong on real operator code
 (issue 11): kernels in every spelling, launches through any name, tensors followed through
 launches, branches, unpacking and isinstance checks, helpers that match a name pattern,
-one-of-two kernel choices, and the empty-input early return."""
+one-of-two kernel choices, and the empty-input early return. ``loop_rows`` came from the
+blind batch 2 of the real-code corpus: a loop over rows of (tensor, dtype, name) and a loop
+over a list of tensors are not tensors themselves."""
 
 from __future__ import annotations
 

@@ -343,11 +343,15 @@ class WrapperAudit:
         elif isinstance(target, ast.Attribute):
             self.expr(target.value)
 
-    def iterate(self, it) -> str:
+    def iterate(self, it):
+        """The kind of one element of ``it``: any of a tuple's elements, joined position by
+        position when they are rows of equal length (``for t, dtype, name in ((a, torch.int32, "a"), ...)``)."""
         kind = self.expr(it)
-        if is_tensor(kind) and not isinstance(kind, tuple):
+        if isinstance(kind, tuple):
+            return join(*kind)
+        if is_tensor(kind):
             self.emit((it.lineno, it.col_offset), "WB103", "iterates over a tensor on the host (slices it row by row)")
-        return kind if isinstance(kind, tuple) else (P if is_python(kind) else (T if kind == T else U))
+        return P if is_python(kind) else (T if kind == T else U)
 
     def test(self, node) -> None:
         """A condition: a tensor here reads its data on the host."""
@@ -472,7 +476,8 @@ class WrapperAudit:
         return tuple(self.expr(x) for x in e.elts)
 
     def e_List(self, e):
-        return join(*[flat(self.expr(x)) for x in e.elts]) if e.elts else P
+        """A list display's elements are known one by one, as a tuple's are."""
+        return self.e_Tuple(e) if e.elts else P
 
     e_Set = e_List
 
