@@ -134,3 +134,11 @@ def test_deep_code_is_one_line_and_a_long_call_chain_is_followed(kbt, tmp_path):
                      + "def f3000():\n    return relu_wrapper\n\n\ndef test_x():\n    f0()\n")
     r = kbt("audit", chain, "--format", "json")
     assert r.code == 0 and json.loads(r.out)["findings"] == []
+
+
+def test_a_kernel_named_for_a_test_is_not_a_test(tmp_path):
+    src = tmp_path / "hc_pre.py"
+    src.write_text("import pypto.language as pl\n\n\n@pl.jit\ndef hc_pre_test(x, y):\n    pl.store(y, [0], x)\n")
+    assert audit(src).roles == {"impl"}
+    src.write_text("import pypto.language as pl\n\n\n@pl.jit\ndef k(x, y):\n    pl.store(y, [0], x)\n\n\ndef test_k():\n    k(1, 2)\n")
+    assert audit(src).roles == {"impl", "test"}

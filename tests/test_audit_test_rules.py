@@ -71,3 +71,50 @@ def test_the_worked_example_reaches_its_wrapper_and_covers_its_dtypes():
     result = audit(REPO / "examples" / "softmax" / "test_softmax.py")
     assert result.roles == {"test"}
     assert [f.code for f in result.findings if f.code != "TS105"] == []
+
+
+SEEDED_ELSEWHERE = """import torch
+from relu_wrapper import relu_wrapper
+
+
+def test_first():
+{first}    x = torch.randn(8)
+    assert torch.equal(relu_wrapper(x), torch.relu(x))
+
+
+def test_second():
+    torch.manual_seed(0)
+    x = torch.randn(8)
+    assert torch.equal(relu_wrapper(x), torch.relu(x))
+"""
+
+
+def test_a_seed_in_another_test_does_not_seed_this_one(tmp_path):
+    src = tmp_path / "test_relu.py"
+    src.write_text(SEEDED_ELSEWHERE.format(first=""))
+    assert found(src, find_specs=False) == [(6, 15, "TS105")]
+    src.write_text(SEEDED_ELSEWHERE.format(first="    torch.manual_seed(1)\n"))
+    assert found(src, find_specs=False) == []
+
+
+def test_a_seed_in_a_fixture_or_a_called_helper_holds(tmp_path):
+    src = tmp_path / "test_relu.py"
+    src.write_text("import pytest\nimport torch\nfrom relu_wrapper import relu_wrapper\n\n\n@pytest.fixture(autouse=True)\n"
+                   "def seeded():\n    torch.manual_seed(0)\n\n\ndef test_relu():\n    x = torch.randn(8)\n"
+                   "    assert torch.equal(relu_wrapper(x), torch.relu(x))\n")
+    assert found(src, find_specs=False) == []
+    src.write_text("import torch\nfrom relu_wrapper import relu_wrapper\n\n\ndef make(n):\n    torch.manual_seed(n)\n"
+                   "    return torch.randn(n)\n\n\ndef test_relu():\n    x = make(8)\n"
+                   "    assert torch.equal(relu_wrapper(x), torch.relu(x))\n")
+    assert found(src, find_specs=False) == []
+
+
+def test_a_module_bound_by_importorskip_is_read_as_imported(tmp_path):
+    src = tmp_path / "test_relu.py"
+    body = "    assert torch.equal(relu_wrapper(x), torch.relu(x))\n"
+    src.write_text("import pytest\nfrom relu_wrapper import relu_wrapper\n\n\ndef test_relu():\n"
+                   "    torch = pytest.importorskip('torch')\n    x = torch.randn(8)\n" + body)
+    assert found(src, find_specs=False) == [(7, 15, "TS105")]
+    src.write_text("import pytest\nfrom relu_wrapper import relu_wrapper\n\n\ndef test_relu():\n"
+                   "    torch = pytest.importorskip('torch')\n    torch.manual_seed(0)\n    x = torch.randn(8)\n" + body)
+    assert found(src, find_specs=False) == []

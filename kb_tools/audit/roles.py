@@ -5,8 +5,8 @@ its role; the wrapper family runs on every file, as it always has.
 A file may hold several roles (a sample with its kernel, wrapper and test in one file). A
 golden is told by its name (``*_golden.py``, ``golden*.py``) or, in a file that is neither
 a test nor an implementation, by a top-level ``golden*`` / ``*_golden`` function; a test by
-its name (``test_*.py``, ``*_test.py``) or by a top-level ``test_*`` function or ``Test*``
-class; a third-party leg by ``third_party`` in its name or a public function's; an
+its name (``test_*.py``, ``*_test.py``) or by a top-level function pytest would collect
+(``test*``, not a kernel) or ``Test*`` class; a third-party leg by ``third_party`` in its name or a public function's; an
 implementation by a kernel or a launch. ``--role`` overrides all of it.
 """
 
@@ -33,6 +33,12 @@ def _test_name(name: str) -> bool:
     return name.startswith("test_") or name.endswith("_test")
 
 
+def _test_function(node: ast.AST, module: ModuleInfo) -> bool:
+    """A function pytest would collect (its name starts with ``test``) that is not itself a
+    kernel: a ``@pl.jit def hc_pre_test(...)`` is device code named for its purpose."""
+    return node.name.startswith("test") and not jit_flavour(node, module.aliases)
+
+
 def _defines_kernel(tree: ast.Module, module: ModuleInfo) -> bool:
     """A kernel anywhere in the file, nested ones included (a harness that builds kernels)."""
     return any(isinstance(n, FUNCTION_DEFS) and jit_flavour(n, module.aliases) for n in ast.walk(tree))
@@ -46,7 +52,7 @@ def file_roles(path: str, tree: ast.Module, module: ModuleInfo) -> frozenset[str
         roles.add(IMPL)
     tops = [n for n in tree.body if isinstance(n, (*FUNCTION_DEFS, ast.ClassDef))]
     if _test_name(stem) or any(
-            (isinstance(n, ast.ClassDef) and n.name.startswith("Test")) or (not isinstance(n, ast.ClassDef) and _test_name(n.name))
+            (isinstance(n, ast.ClassDef) and n.name.startswith("Test")) or (not isinstance(n, ast.ClassDef) and _test_function(n, module))
             for n in tops):
         roles.add(TEST)
     if _golden_name(stem) or (not roles and any(not isinstance(n, ast.ClassDef) and _golden_name(n.name) for n in tops)

@@ -10,7 +10,9 @@
   allows for every declared dtype (only when every dtype's criterion is element-wise).
 * TS104 (tolerance-coverage): a declared dtype that the file never names, unless it reads
   the dtypes from the spec or the prototype (a name holding ``DTYPES``, a ``"dtypes"`` key).
-* TS105 (numerical-error-localisation, a warning): random inputs and no fixed seed.
+* TS105 (numerical-error-localisation, a warning): a test draws random inputs and no seed
+  holds for it (in the test or what it calls, at module level, in a fixture or setup hook,
+  or in a conftest.py above); a seed in another test does not count.
 
 The family judges operator tests only (``operator_test``): a library's own unit tests,
 with mocks and no kernel, are left alone.
@@ -19,6 +21,7 @@ with mocks and no kernel, are left alone.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from fnmatch import fnmatchcase
 from functools import lru_cache
@@ -246,22 +249,78 @@ def _conftest_seeds(folder: Path) -> bool:
     return False
 
 
-def unseeded_random(ctx: FileContext) -> list[RawFinding]:
-    if _conftest_seeds(Path(ctx.path).resolve().parent):
-        return []
-    first_draw = None
-    for node in ctx.nodes:
+SETUP_NAMES = frozenset({"setUp", "setUpClass", "setup_method", "setup_class", "setup_function", "setup_module", "setup"})
+
+
+def _runs_before_tests(fn: ast.AST) -> bool:
+    """A fixture or a setup hook: pytest or unittest runs it before the tests it serves."""
+    return fn.name in SETUP_NAMES or any("fixture" in ".".join(dotted(d.func if isinstance(d, ast.Call) else d) or [])
+                                         for d in fn.decorator_list)
+
+
+def _draws_and_seeds(nodes, aliases: dict[str, str]) -> tuple[ast.Call | None, str, bool]:
+    """(the first draw by position, its qualified name, whether a seed is set) among ``nodes``.
+    A draw given its own ``generator=`` is seeded by that generator."""
+    first, first_q, seeded = None, "", False
+    for node in nodes:
         if not isinstance(node, ast.Call):
             continue
-        q = qualname(node.func, ctx.aliases) or ""
-        if _is_seed(node, q) or any(k.arg == "generator" for k in node.keywords):
-            return []
-        if first_draw is None and q and _is_draw(q):
-            first_draw = (node, q)
-    if first_draw is None:
+        q = qualname(node.func, aliases) or ""
+        if _is_seed(node, q):
+            seeded = True
+        elif q and _is_draw(q) and not any(k.arg == "generator" for k in node.keywords):
+            if first is None or (node.lineno, node.col_offset) < (first.lineno, first.col_offset):
+                first, first_q = node, q
+    return first, first_q, seeded
+
+
+def _reach(test: ast.AST, functions: dict[str, ast.AST]) -> list[ast.AST]:
+    """Every node a test runs in this file: its body, the same-file functions it calls and
+    the fixtures its parameters name (a work list, so a long chain costs no recursion)."""
+    out, work, seen = [], [test], {test.name}
+    work += [functions[a.arg] for a in test.args.args if a.arg in functions and a.arg not in seen]
+    seen.update(a.arg for a in test.args.args)
+    while work:
+        for node in ast.walk(work.pop()):
+            out.append(node)
+            if isinstance(node, ast.Name) and node.id in functions and node.id not in seen:
+                seen.add(node.id)
+                work.append(functions[node.id])
+    return out
+
+
+def unseeded_random(ctx: FileContext) -> list[RawFinding]:
+    """A test whose inputs are drawn without a seed it can rely on: none in the test or what it
+    calls, at module level, in a fixture or setup hook, or in a conftest.py above the file. A
+    seed set by another test does not count (pytest may run this one first, or alone). A file
+    without pytest tests (a script) is judged as a whole."""
+    if _conftest_seeds(Path(ctx.path).resolve().parent):
         return []
-    node, q = first_draw
-    return [RawFinding(*_pos(node), "TS105", f"{q} draws inputs and the file never fixes a seed: a failure will not reproduce")]
+    functions = {n.name: n for n in ctx.nodes if isinstance(n, FUNCTION_DEFS)}
+    in_functions = {id(n) for f in functions.values() for n in ast.walk(f)}
+    shared = [n for n in ctx.nodes if id(n) not in in_functions]
+    shared += [n for f in functions.values() if _runs_before_tests(f) for n in ast.walk(f)]
+    if _draws_and_seeds(shared, ctx.aliases)[2]:
+        return []
+    tests = collect_tests(ctx.tree)
+    scopes = [_reach(t, functions) for t in tests] if tests else [ctx.nodes]
+    for nodes in scopes:
+        draw, q, seeded = _draws_and_seeds(nodes, ctx.aliases)
+        if draw is not None and not seeded:
+            return [RawFinding(*_pos(draw), "TS105", f"{q} draws inputs and nothing fixes a seed for this test: "
+                               "a failure will not reproduce")]
+    return []
+
+
+def _importorskip_aliases(ctx: FileContext) -> FileContext:
+    """``torch = pytest.importorskip("torch")`` binds a module as an import does."""
+    extra = {}
+    for node in ctx.nodes:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and node.value.args \
+                and (dotted(node.value.func) or [""])[-1] == "importorskip" \
+                and isinstance(node.value.args[0], ast.Constant) and isinstance(node.value.args[0].value, str):
+            extra.update({t.id: node.value.args[0].value for t in node.targets if isinstance(t, ast.Name)})
+    return dataclasses.replace(ctx, aliases={**ctx.aliases, **extra}) if extra else ctx
 
 
 def operator_test(ctx: FileContext) -> bool:
@@ -273,6 +332,7 @@ def operator_test(ctx: FileContext) -> bool:
 
 
 def check_test(ctx: FileContext) -> list[RawFinding]:
+    ctx = _importorskip_aliases(ctx)
     if not operator_test(ctx):
         return []
     return [*misses_wrapper(ctx), *bare_comparisons(ctx), *loose_tolerances(ctx), *untested_dtypes(ctx), *unseeded_random(ctx)]
