@@ -8,7 +8,7 @@ from pathlib import Path
 
 from kb_tools.diagnostics import Diagnostic, KbError, KbErrors
 from kb_tools.pages import KnowledgeBase
-from kb_tools.selection import select, write_selection
+from kb_tools.selection import Router, write_selection
 from kb_tools.specs import load_spec, spec_files
 from kb_tools.usage import write_usage
 
@@ -27,18 +27,19 @@ class BuildRow:
 def build_catalog(kb: KnowledgeBase, ops_dir: Path, out_dir: Path) -> tuple[list[BuildRow], list[Diagnostic]]:
     files = spec_files(ops_dir)
     rows, diags = [], []
+    router, skeletons = Router(kb), {}  # each page judged and each skeleton made once per build
     iterator = files
-    if len(files) >= PROGRESS_FROM:
+    if len(files) >= PROGRESS_FROM and sys.stderr.isatty():  # tqdm would hide itself anyway; its import is not free
         from tqdm import tqdm
 
         iterator = tqdm(files, desc="kbt build", unit="op", file=sys.stderr, disable=None)
     for path in iterator:
         try:
             spec = load_spec(path)
-            selection = select(kb, spec)
+            selection = router.select(spec)
             target = Path(out_dir) / spec.op if spec.class_id == "." else Path(out_dir) / spec.op / spec.class_id
             write_selection(selection, target)
-            _, report = write_usage(selection, target)
+            _, report = write_usage(selection, target, skeletons)
         except KbErrors as exc:
             diags.extend(exc.diagnostics)
             continue

@@ -133,7 +133,7 @@ def load_json(path: Path, *, code_prefix: str = "JS"):
         raise KbError(Diagnostic(str(path), exc.lineno, f"{code_prefix}012", f"invalid JSON: {exc.msg} (column {exc.colno})"), EXIT_USAGE) from None
 
 
-def dumps(data) -> str:
+def dump_bytes(data) -> bytes:
     """The one JSON spelling every generated file uses, so equal data gives equal bytes.
 
     orjson's two-space indent is byte-for-byte ``json.dumps(indent=2, ensure_ascii=False)``
@@ -141,43 +141,84 @@ def dumps(data) -> str:
     writing selections dominate ``kbt build`` on large catalogs.
     """
     try:
-        return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
     except orjson.JSONEncodeError:  # an integer past 64 bits that a person kept in their file
-        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def write_atomic(path: Path, text: str) -> None:
+def dumps(data) -> str:
+    """``dump_bytes`` as text."""
+    return dump_bytes(data).decode("utf-8")
+
+
+def write_atomic(path: Path, text: str | bytes, *, keep_equal: bool = False) -> bool:
     """Write ``text`` to ``path`` through a temporary file in the same directory and a rename,
     so a reader (or a crash) never sees half a file. No fsync: the guarantee wanted is
     atomic replacement, not durability across power loss, and fsync per file cost more than
-    the selection itself on a large catalog.
+    the selection itself on a large catalog. With ``keep_equal``, a file that already holds
+    exactly these bytes is left as it is (a rebuild that changes nothing rewrites nothing).
+    Returns whether the file was written.
 
     The temporary file is created with mode 0666 and the umask applied by the kernel, as a
     plain ``open`` would (``mkstemp``'s 0600 survived the rename: nobody else could read the
     file). A path that cannot be written (a file where a folder is needed, a folder where the
-    file goes, no permission) is one line, exit 2, and nothing there is touched."""
+    file goes, no permission) is one line, exit 2, and nothing there is touched. The folder
+    is created only when the first attempt finds it missing: a build writes thousands of
+    files into folders that already exist."""
     path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
-        fail(_first_non_folder(path.parent), None, "IO010", "exists and is not a directory; a folder is needed here", EXIT_USAGE)
-    except OSError as exc:
-        fail(path.parent, None, "IO010", f"cannot create the folder: {exc.strerror or exc}", EXIT_USAGE)
-    if path.is_dir():
-        fail(path, None, "IO011", "is a directory; a file is written here", EXIT_USAGE)
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    if keep_equal and written_already(path, data):
+        return False
     try:
         fd, tmp = _create_temporary(path)
+    except FileNotFoundError:
+        _make_folder(path.parent)
+        fd, tmp = _create_or_fail(path)
+    except NotADirectoryError:
+        fail(_first_non_folder(path.parent), None, "IO010", "exists and is not a directory; a folder is needed here", EXIT_USAGE)
     except OSError as exc:
         fail(path, None, "IO012", f"cannot write: {exc.strerror or exc}", EXIT_USAGE)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, IsADirectoryError) or (isinstance(exc, OSError) and path.is_dir()):
+            fail(path, None, "IO011", "is a directory; a file is written here", EXIT_USAGE)
         if isinstance(exc, OSError):
             fail(path, None, "IO012", f"cannot write: {exc.strerror or exc}", EXIT_USAGE)
         raise
+    return True
+
+
+def written_already(path: Path, data: bytes) -> bool:
+    """Whether ``path`` is a plain file whose bytes are ``data`` (read no further than needed)."""
+    try:
+        with open(path, "rb") as handle:
+            return os.fstat(handle.fileno()).st_size == len(data) and handle.read(len(data) + 1) == data
+    except OSError:
+        return False
+
+
+def _make_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        fail(_first_non_folder(folder), None, "IO010", "exists and is not a directory; a folder is needed here", EXIT_USAGE)
+    except OSError as exc:
+        fail(folder, None, "IO010", f"cannot create the folder: {exc.strerror or exc}", EXIT_USAGE)
+
+
+def _create_or_fail(path: Path) -> tuple[int, str]:
+    try:
+        return _create_temporary(path)
+    except OSError as exc:
+        fail(path, None, "IO012", f"cannot write: {exc.strerror or exc}", EXIT_USAGE)
 
 
 def _create_temporary(path: Path) -> tuple[int, str]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from kb_tools import CONTRACT_VERSION, schemas
 from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError, KbErrors, capped
-from kb_tools.jsonio import dumps, load_json, write_atomic
+from kb_tools.jsonio import dump_bytes, load_json, write_atomic, written_already
 from kb_tools.pages import KnowledgeBase
 from kb_tools.schema_check import schema_diagnostics
 from kb_tools.selection import SELECTION_FILENAME, Selection
@@ -88,19 +88,45 @@ def merge_usage(selection: Selection, existing: dict | None) -> tuple[dict, Merg
     return ordered, report
 
 
-def write_usage(selection: Selection, out_dir: Path) -> tuple[Path, MergeReport]:
+def fresh_usage(selection: Selection, skeletons: dict | None = None) -> dict:
+    """The document ``merge_usage(selection, None)`` gives, built from ``skeletons`` (each
+    page's skeleton records, filled on first use). A build shares one such dict between all
+    its operators, so each page's records are made once; the document is then only
+    serialised, never edited, and never handed out."""
+    skeletons = {} if skeletons is None else skeletons
+    records = []
+    for verdict in selection.references:
+        page = verdict.page
+        key = (page.rel_path, page.sha256)
+        page_records = skeletons.get(key)
+        if page_records is None:
+            page_records = skeletons[key] = [skeleton_record(page.rel_path, inv) for inv in page.invariants]
+        records += page_records
+    spec = selection.spec
+    return {"schema_version": CONTRACT_VERSION, "op": spec.op, "class_id": spec.class_id, "invariants": records}
+
+
+def write_usage(selection: Selection, out_dir: Path, skeletons: dict | None = None) -> tuple[Path, MergeReport]:
     """Write or merge ``out_dir/KB_USAGE.json``. An existing file that cannot be read, or
-    that belongs to another operator, is left untouched and reported (exit 2)."""
+    that belongs to another operator, is left untouched and reported (exit 2). A file that
+    is still exactly the skeleton this selection gives is what merging would write back, so
+    it is kept without being parsed (a rebuild of an untouched catalog reads, never writes)."""
     path = Path(out_dir) / USAGE_FILENAME
-    existing = load_usage(path) if path.exists() else None
-    if existing is not None:
-        spec = selection.spec
-        for key, want in (("op", spec.op), ("class_id", spec.class_id)):
-            if key in existing and existing[key] != want:
-                raise KbError(Diagnostic(str(path), existing.line_of(key), "US021",
-                                         f"existing file is for {key} {existing[key]!r}, not {want!r}; left untouched"), EXIT_USAGE)
+    skeleton = fresh_usage(selection, skeletons)
+    data = dump_bytes(skeleton)
+    if written_already(path, data):
+        return path, MergeReport(kept=len(skeleton["invariants"]))
+    if not path.exists():
+        write_atomic(path, data)
+        return path, MergeReport(added=len(skeleton["invariants"]))
+    existing = load_usage(path)
+    spec = selection.spec
+    for key, want in (("op", spec.op), ("class_id", spec.class_id)):
+        if key in existing and existing[key] != want:
+            raise KbError(Diagnostic(str(path), existing.line_of(key), "US021",
+                                     f"existing file is for {key} {existing[key]!r}, not {want!r}; left untouched"), EXIT_USAGE)
     doc, report = merge_usage(selection, existing)
-    write_atomic(path, dumps(doc))
+    write_atomic(path, dump_bytes(doc), keep_equal=True)
     return path, report
 
 
