@@ -9,8 +9,9 @@ tool leaves under /work/.mirror) into a temporary folder and audited with defaul
 * precision per family: labelled true findings / all findings of the family; a finding with
   no verdict counts against it (reported as "unjudged");
 * TS105 (a warning) is checked mechanically instead of one verdict per finding: the line
-  must draw random numbers and neither the file nor a conftest.py up to three folders above
-  it may call a seeding function.
+  must draw random numbers and neither the function that holds it, the module's own
+  statements, nor a conftest.py up to three folders above it may call a seeding function (a
+  seed in another test does not cover this one).
 Recall is not measured here: no independent labels of golden/test/kernel violations exist
 for these trees (the fixtures in tests/fixtures/audit_families hold one per code).
 Run: .venv/bin/python benchmarks/bench_static_families_corpus.py [--mirror /work/.mirror] [--details]
@@ -19,6 +20,7 @@ Run: .venv/bin/python benchmarks/bench_static_families_corpus.py [--mirror /work
 from __future__ import annotations
 
 import argparse
+import ast
 import io
 import re
 import subprocess
@@ -70,9 +72,30 @@ def seeded_by_conftest(path: Path, root: Path) -> bool:
     return False
 
 
+def _enclosing_and_module_text(text: str, line: int) -> tuple[str, str]:
+    """(the source of the innermost function holding ``line``, the module's own statements:
+    every line outside a function), for the per-test seed check."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return text, ""
+    lines = text.splitlines()
+    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    holding = [f for f in functions if f.lineno <= line <= (f.end_lineno or f.lineno)]
+    inner = max(holding, key=lambda f: f.lineno, default=None)
+    enclosing = "\n".join(lines[inner.lineno - 1:inner.end_lineno]) if inner else text
+    covered = {i for f in functions for i in range(f.lineno, (f.end_lineno or f.lineno) + 1)}
+    module = "\n".join(t for i, t in enumerate(lines, 1) if i not in covered)
+    return enclosing, module
+
+
 def ts105_holds(path: Path, root: Path, line: int) -> bool:
+    """The line draws, and no seed is set in the function that holds it, at module level, or
+    in a conftest.py above (a seed in another test does not cover this one)."""
     text = path.read_text("utf-8", errors="replace")
-    return bool(DRAW.search(text.splitlines()[line - 1])) and not SEED.search(text) and not seeded_by_conftest(path, root)
+    enclosing, module = _enclosing_and_module_text(text, line)
+    return bool(DRAW.search(text.splitlines()[line - 1])) and not SEED.search(enclosing) and not SEED.search(module) \
+        and not seeded_by_conftest(path, root)
 
 
 def main() -> None:

@@ -89,3 +89,20 @@ def test_third_party_leg_narrowing_floats_only(tmp_path):
     leg.write_text((REPO / "examples" / "softmax" / "legs" / "third_party.py").read_text())
     assert audit(leg).roles == {"third_party"} and found(leg) == []
     assert found(bad, roles=frozenset({"golden"})) == []  # GD105 is the third-party leg's rule only
+
+
+MOE_IMPL = "import pypto.language as pl\nimport torch\n\n\n@pl.jit\ndef moe(x, y):\n    pl.store(y, [0], x)\n\n\n" \
+           "def golden_moe(x):\n    return torch.relu(x)\n"
+
+
+def test_golden_importing_a_local_module_that_defines_kernels(tmp_path):
+    (tmp_path / "moe.py").write_text(MOE_IMPL)
+    (tmp_path / "ref_math.py").write_text("import torch\n\n\ndef golden_moe(x):\n    return torch.relu(x)\n")
+    (tmp_path / "utils").mkdir()
+    src = tmp_path / "utils" / "fwd_golden.py"
+    src.write_text("import torch\nfrom moe import golden_moe\n\n\ndef golden(x):\n    return golden_moe(x)\n")
+    assert found(src) == [(2, 1, "GD101")]  # one folder up, as a script's sys.path.insert(0, parent) finds it
+    src.write_text("import torch\nfrom ref_math import golden_moe\n\n\ndef golden(x):\n    return golden_moe(x)\n")
+    assert found(src) == []  # a local module with torch alone is a fine place for a reference
+    src.write_text("import torch\nfrom ..moe import golden_moe\nfrom .... import nothing\n\n\ndef golden(x):\n    return golden_moe(x)\n")
+    assert [c for *_, c in found(src)] == ["GD101"]  # relative import; one past the root is no module

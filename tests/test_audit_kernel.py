@@ -10,6 +10,7 @@ import pytest
 from audit_family_fixtures import audit, check_bad, check_good, codes, fixture, found
 from conftest import REPO
 from kb_tools.audit.kernel_rules import absent_api
+from kb_tools.specs import load_spec
 
 KN = codes("KN")
 
@@ -110,3 +111,39 @@ def test_verify_holds_kernel_claims_against_the_kernel(kbt, tmp_path):
     result = kbt("verify", example, "--root", example)
     assert result.code == 1
     assert "KN103" in result.err and "VF010" in result.err and "no-absent-api" in result.err
+
+
+TRITON_HELPER = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _silu(v):
+    return v / (1 + tl.exp(-v))
+
+
+@triton.jit
+def k(x_ptr, y_ptr):
+    offs = tl.arange(0, 8)
+    x = tl.load(x_ptr + offs){widen}
+    tl.store(y_ptr + offs, _silu(x))
+
+
+def k_wrapper(x):
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    k[(1,)](x, y)
+    return y
+"""
+
+
+def test_an_exponential_in_a_helper_is_judged_with_the_width_the_kernel_passes(tmp_path):
+    spec = REPO / "tests" / "fixtures" / "audit_families" / "softmax3" / "ops" / "softmax3.yaml"  # declares fp16/bf16
+    src = tmp_path / "k_impl.py"
+    src.write_text(TRITON_HELPER.format(widen=""))
+    findings = [f for f in audit(src, spec=load_spec(spec)).findings if f.code == "KN101"]
+    assert [(f.line, "passed to `_silu` by `k` at line 15" in f.message) for f in findings] == [(8, True)]
+    src.write_text(TRITON_HELPER.format(widen=".to(tl.float32)"))
+    assert [f for f in audit(src, spec=load_spec(spec)).findings if f.code == "KN101"] == []
+    src.write_text(TRITON_HELPER.format(widen=""))
+    assert [f for f in audit(src).findings if f.code == "KN101"] == []  # no spec: a load's dtype is unknown

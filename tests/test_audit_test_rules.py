@@ -118,3 +118,44 @@ def test_a_module_bound_by_importorskip_is_read_as_imported(tmp_path):
     src.write_text("import pytest\nfrom relu_wrapper import relu_wrapper\n\n\ndef test_relu():\n"
                    "    torch = pytest.importorskip('torch')\n    torch.manual_seed(0)\n    x = torch.randn(8)\n" + body)
     assert found(src, find_specs=False) == []
+
+
+def test_inputs_drawn_at_import_need_a_seed_too(tmp_path):
+    src = tmp_path / "test_relu.py"
+    src.write_text("import torch\nfrom relu_wrapper import relu_wrapper\n\nX = torch.randn(8)\n\n\ndef test_relu():\n"
+                   "    assert torch.equal(relu_wrapper(X), torch.relu(X))\n")
+    assert found(src, find_specs=False) == [(4, 11, "TS105")]
+    src.write_text("import torch\nfrom relu_wrapper import relu_wrapper\n\ntorch.manual_seed(0)\nX = torch.randn(8)\n\n\n"
+                   "def test_relu():\n    assert torch.equal(relu_wrapper(X), torch.relu(X))\n")
+    assert found(src, find_specs=False) == []
+
+
+PER_DTYPE = """import pytest
+import torch
+
+from add2_wrapper import add2_wrapper
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
+def test_add2(dtype):
+    x = torch.ones(4, dtype=dtype)
+    if dtype == torch.float16:
+        assert torch.allclose(add2_wrapper(x, x), x + x, rtol=1e-3, atol=1e-8)
+    else:
+        assert torch.allclose(add2_wrapper(x, x), x + x, rtol={fp32_rtol}, atol=1e-8)
+
+
+def test_add2_fp32():
+    x = torch.ones(4, dtype=torch.float32)
+    assert torch.allclose(add2_wrapper(x, x), x + x, rtol={fp32_rtol}, atol=1e-8)
+"""
+
+
+def test_a_tolerance_is_held_to_the_dtype_it_runs_under(tmp_path):
+    spec = load_spec(REPO / "tests" / "fixtures" / "audit_families" / "add2" / "ops" / "add2.yaml")  # close: fp16 1e-3, fp32 1e-4
+    src = tmp_path / "test_add2.py"
+    src.write_text(PER_DTYPE.format(fp32_rtol="1e-3"))  # fp16's bound: the loosest across dtypes would pass both
+    findings = [f for f in audit(src, spec=spec).findings if f.code == "TS103"]
+    assert [(f.line, "for float32" in f.message) for f in findings] == [(13, True), (18, True)]  # the else branch excludes fp16
+    src.write_text(PER_DTYPE.format(fp32_rtol="1e-4"))
+    assert [f for f in audit(src, spec=spec).findings if f.code == "TS103"] == []

@@ -1,7 +1,9 @@
 """The golden family (GDxxx): what a CPU golden must not do, read from its source.
 
 * GD101 (golden-framework): the golden imports a kernel framework or the implementation it
-  judges, so it is no longer an independent reference.
+  judges (a ``*_wrapper``/``*_impl``/``*_kernel`` module, the spec's wrapper, or a module of
+  the same project, beside the golden or one folder up, that defines ``@jit`` kernels), so
+  it is no longer an independent reference.
 * GD102 (golden-promote): in a three-party case (a float criterion is ``cross_check``) the
   golden casts a floating tensor; Promote has already raised it (seed 000 §3).
 * GD103 (golden-follows-dut-widening): in a two-party case the golden casts to a dtype that
@@ -16,6 +18,9 @@
 from __future__ import annotations
 
 import ast
+import re
+from functools import lru_cache
+from pathlib import Path
 
 from kb_tools import vocabulary as V
 from kb_tools.audit.casts import WIDTH, cast_target, dtype_name, is_float, is_int
@@ -29,6 +34,9 @@ IMPL_SUFFIXES = ("_wrapper", "wrappers", "_impl", "_kernel", "kernels")
 DIVISION_FUNCS = frozenset({"floor_divide", "remainder", "fmod", "floordiv", "floormod", "truncatediv", "truncatemod", "mod"})
 ROUNDED_DIVS = frozenset({"div", "divide"})  # division only with rounding_mode=
 TENSOR_MODULES = ("torch", "numpy", "tensorflow")
+MAX_LOCAL_MODULE_BYTES = 2_000_000  # a local module read for kernels: a bounded prefix
+FRAMEWORK_IMPORT = re.compile(r"^\s*(?:import|from)\s+(?:pypto|pypto_pro|triton|tilelang)\b", re.M)
+JIT_DECORATOR = re.compile(r"^\s*@\s*[\w.]*\bjit\b", re.M)
 NOT_TENSOR_RESULTS = frozenset({"item", "tolist", "numel", "size", "dim", "iinfo", "finfo", "prod", "Size"})
 
 
@@ -38,20 +46,66 @@ def _impl_module(module: str, spec_stem: str | None) -> bool:
         spec_stem is not None and spec_stem in parts)
 
 
+def _module_file(module: str, level: int, here: Path) -> Path | None:
+    """The source file an import names, looked up where a golden run as a script finds it:
+    beside the golden, or one folder up (``sys.path.insert(0, parent)``); a relative import
+    from the package it names. None when it is not there (an installed package)."""
+    parts = module.split(".") if module else []
+    if level > len(here.parents):
+        return None
+    bases = [here.parents[level - 1]] if level else [here.parent, here.parent.parent]
+    for base in bases:
+        for candidate in (base.joinpath(*parts).with_suffix(".py"), base.joinpath(*parts, "__init__.py")):
+            if parts and candidate.is_file():
+                return candidate
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _defines_kernels(path: Path) -> bool:
+    """Whether a local module holds device code: it imports a kernel framework and decorates
+    something with its ``jit``. Read as text, bounded: it is not audited here."""
+    try:
+        with path.open("rb") as handle:
+            text = handle.read(MAX_LOCAL_MODULE_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return bool(FRAMEWORK_IMPORT.search(text) and JIT_DECORATOR.search(text))
+
+
+def _local_implementation(node: ast.AST, here: Path) -> str | None:
+    """The name of a same-project module this import reads that defines kernels."""
+    if isinstance(node, ast.Import):
+        targets = [(a.name, 0) for a in node.names]
+    else:
+        targets = [(node.module or "", node.level)] + [(f"{node.module}.{a.name}" if node.module else a.name, node.level)
+                                                      for a in node.names]
+    for module, level in targets:
+        found = _module_file(module, level, here)
+        if found is not None and found.resolve() != here and _defines_kernels(found.resolve()):
+            return module
+    return None
+
+
 def imports_implementation(ctx: FileContext) -> list[RawFinding]:
     spec_stem = ctx.spec.wrapper.rsplit("/", 1)[-1].removesuffix(".py") if ctx.spec and ctx.spec.wrapper else None
+    here = Path(ctx.path).resolve()
     out = []
     for node in ctx.nodes:
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names] if node.module else []
         else:
             continue
         hit = next((n for n in names if _impl_module(n, spec_stem)), None)
+        local = None if hit else _local_implementation(node, here)
         if hit:
             out.append(RawFinding(node.lineno, node.col_offset, "GD101", f"the golden imports `{hit}`: a golden that "
                                   "shares the kernel's framework or code cannot catch its errors"))
+        elif local:
+            out.append(RawFinding(node.lineno, node.col_offset, "GD101", f"the golden imports `{local}`, a module of this "
+                                  "project that defines kernels: move the reference out of the implementation's file"))
     return out
 
 

@@ -3,7 +3,8 @@
 * KN101 (accumulator-precision, platform-gated-conversion): an exponential (``vf.exp``,
   ``vf.exp_sub``, ``pl.exp``, ``tl.exp``) fed a bf16/fp16 value never widened to fp32. A
   value is narrow when cast to fp16/bf16, annotated so, or loaded while the spec declares a
-  half dtype; a cast to fp32 (or arithmetic with a wide value) widens it.
+  half dtype; a cast to fp32 (or arithmetic with a wide value) widens it. A same-file helper
+  a kernel calls with a narrow argument is read with that argument's width.
 * KN102 (exact-fast-paths): an output the wrapper allocates and passes to a same-file kernel
   that the kernel never stores to (every use is a load, a metadata read, or none). Any use
   the rule cannot read as read-only counts as a store, so it errs towards silence.
@@ -89,39 +90,75 @@ def _statements_in_order(fn: ast.AST) -> list[ast.AST]:
                   key=lambda n: (n.lineno, n.col_offset, not isinstance(n, ast.Call)))
 
 
+def _annotated_env(fn: ast.AST) -> dict[str, str]:
+    return {arg.arg: NARROW for arg in fn.args.args + fn.args.kwonlyargs
+            if arg.annotation is not None and any(dtype_name(n) in V.HALF_DTYPES for n in ast.walk(arg.annotation))}
+
+
+def _bound_widths(call: ast.Call, helper: ast.AST, widths) -> dict[str, str]:
+    """The helper's parameters bound to the widths of the arguments a call passes."""
+    params = helper.args.posonlyargs + helper.args.args
+    positional = list(itertools.takewhile(lambda a: not isinstance(a, ast.Starred), call.args))
+    bound = {p.arg: widths(a) for p, a in zip(params, positional)}
+    names = {p.arg for p in params + helper.args.kwonlyargs}
+    bound.update({k.arg: widths(k.value) for k in call.keywords if k.arg in names})
+    return {name: w for name, w in bound.items() if w is not None}
+
+
+def _scan(fn: ast.AST, env: dict[str, str], halves: bool, aliases: dict[str, str], helpers: dict[str, ast.AST],
+          via: str) -> tuple[list[RawFinding], list[tuple[ast.AST, dict[str, str], str]]]:
+    """KN101 findings in one function body read with ``env``, and the same-file helpers it
+    calls with a narrow argument (to be read in turn with those widths)."""
+    found, calls = [], []
+    for node in _statements_in_order(fn):
+        if isinstance(node, ast.Call):
+            parts = dotted(node.func) or []
+            if parts and parts[-1] in EXP_NAMES and len(parts) >= 2 and _framework_call(node, aliases):
+                if _join([_width(a, env, halves, aliases) for a in node.args[:2]]) == NARROW:
+                    why = "the spec declares a half dtype and the loaded value is never cast to fp32" if halves else "it is a bf16/fp16 value"
+                    found.append(RawFinding(node.lineno, node.col_offset, "KN101",
+                                            f"{'.'.join(parts)} on a value never widened to fp32 ({why}{via}); "
+                                            "vf.exp / vf.exp_sub have no BF16 row"))
+            elif len(parts) == 1 and parts[0] in helpers and helpers[parts[0]] is not fn:
+                bound = _bound_widths(node, helpers[parts[0]], lambda a: _width(a, env, halves, aliases))
+                if NARROW in bound.values():
+                    calls.append((helpers[parts[0]], bound, f", passed to `{parts[0]}` by `{fn.name}` at line {node.lineno}"))
+            continue
+        value = node.value
+        if value is None:
+            continue
+        width = _width(value, env, halves, aliases)
+        if isinstance(node, ast.AugAssign):
+            width = _join([env.get(node.target.id) if isinstance(node.target, ast.Name) else None, width])
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for t in targets:  # x[:] = v writes into x and keeps its dtype: only names rebind
+            elements = t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]
+            for name in (n.id for n in elements if isinstance(n, ast.Name)):
+                if width is None:
+                    env.pop(name, None)
+                else:
+                    env[name] = width
+    return found, calls
+
+
 def narrow_exponentials(ctx: FileContext) -> list[RawFinding]:
+    """Each kernel read from its annotations; each same-file helper it calls with a narrow
+    argument read again with those widths (a work list; each helper once per set of widths)."""
     halves = bool(ctx.spec and any(d in V.HALF_DTYPES for d in ctx.spec.dtypes))
-    out = []
-    for fn, _flavour in ctx.module.kernels.values():
-        env: dict[str, str] = {}
-        for arg in fn.args.args + fn.args.kwonlyargs:
-            if arg.annotation is not None and any(dtype_name(n) in V.HALF_DTYPES for n in ast.walk(arg.annotation)):
-                env[arg.arg] = NARROW
-        for node in _statements_in_order(fn):
-            if isinstance(node, ast.Call):
-                parts = dotted(node.func) or []
-                if parts and parts[-1] in EXP_NAMES and len(parts) >= 2 and _framework_call(node, ctx.aliases):
-                    if _join([_width(a, env, halves, ctx.aliases) for a in node.args[:2]]) == NARROW:
-                        why = "the spec declares a half dtype and the loaded value is never cast to fp32" if halves else "it is a bf16/fp16 value"
-                        out.append(RawFinding(node.lineno, node.col_offset, "KN101",
-                                              f"{'.'.join(parts)} on a value never widened to fp32 ({why}); "
-                                              "vf.exp / vf.exp_sub have no BF16 row"))
-                continue
-            value = node.value
-            if value is None:
-                continue
-            width = _width(value, env, halves, ctx.aliases)
-            if isinstance(node, ast.AugAssign):
-                width = _join([env.get(node.target.id) if isinstance(node.target, ast.Name) else None, width])
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for t in targets:  # x[:] = v writes into x and keeps its dtype: only names rebind
-                elements = t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]
-                for name in (n.id for n in elements if isinstance(n, ast.Name)):
-                    if width is None:
-                        env.pop(name, None)
-                    else:
-                        env[name] = width
-    return out
+    helpers = {n.name: n for n in ctx.tree.body if isinstance(n, FUNCTION_DEFS)}
+    work = [(fn, _annotated_env(fn), "") for fn, _flavour in ctx.module.kernels.values()]
+    seen, out = set(), {}
+    while work:
+        fn, env, via = work.pop()
+        key = (id(fn), frozenset(env.items()))
+        if key in seen:
+            continue
+        seen.add(key)
+        found, calls = _scan(fn, {**_annotated_env(fn), **env}, halves, ctx.aliases, helpers, via)
+        for f in found:
+            out.setdefault((f.line, f.col), f)
+        work.extend(calls)
+    return [out[k] for k in sorted(out)]
 
 
 def _parents(fn: ast.AST) -> dict[int, ast.AST]:

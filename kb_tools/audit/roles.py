@@ -5,8 +5,8 @@ its role; the wrapper family runs on every file, as it always has.
 A file may hold several roles (a sample with its kernel, wrapper and test in one file). A
 golden is told by its name (``*_golden.py``, ``golden*.py``) or, in a file that is neither
 a test nor an implementation, by a top-level ``golden*`` / ``*_golden`` function; a test by
-its name (``test_*.py``, ``*_test.py``) or by a top-level function pytest would collect
-(``test*``, not a kernel) or ``Test*`` class; a third-party leg by ``third_party`` in its name or a public function's; an
+its name (``test_*.py``, ``*_test.py``) or by a top-level ``test_*``/``*_test`` function
+(not a kernel) or ``Test*`` class; a third-party leg by ``third_party`` in its name or a public function's; an
 implementation by a kernel or a launch. ``--role`` overrides all of it.
 """
 
@@ -34,9 +34,9 @@ def _test_name(name: str) -> bool:
 
 
 def _test_function(node: ast.AST, module: ModuleInfo) -> bool:
-    """A function pytest would collect (its name starts with ``test``) that is not itself a
-    kernel: a ``@pl.jit def hc_pre_test(...)`` is device code named for its purpose."""
-    return node.name.startswith("test") and not jit_flavour(node, module.aliases)
+    """A ``test_*`` or ``*_test`` function that is not itself a kernel: a ``@pl.jit def
+    hc_pre_test(...)`` is device code named for its purpose."""
+    return _test_name(node.name) and not jit_flavour(node, module.aliases)
 
 
 def _defines_kernel(tree: ast.Module, module: ModuleInfo) -> bool:

@@ -7,7 +7,9 @@
   whose default tolerances are nobody's criterion (``assert_close``'s per-dtype defaults are
   one; a negated comparison asserts a difference and is not judged).
 * TS103 (tolerance-coverage): a literal ``rtol``/``atol`` looser than the spec's criterion
-  allows for every declared dtype (only when every dtype's criterion is element-wise).
+  allows for the dtype the comparison runs under (the branch of an ``if`` on the dtype, or
+  the dtypes its test names; the loosest of all declared dtypes when it names none), only
+  where those dtypes' criteria are element-wise.
 * TS104 (tolerance-coverage): a declared dtype that the file never names, unless it reads
   the dtypes from the spec or the prototype (a name holding ``DTYPES``, a ``"dtypes"`` key).
 * TS105 (numerical-error-localisation, a warning): a test draws random inputs and no seed
@@ -170,22 +172,60 @@ def allowed_tolerance(criterion: str, dtype: str) -> tuple[float, float] | None:
     return None
 
 
+def _named_dtypes(node: ast.AST) -> set[str]:
+    """The dtypes an expression or block names (``torch.float16``, ``"bf16"``)."""
+    named = set()
+    for n in ast.walk(node):
+        d = dtype_name(n) if isinstance(n, ast.Attribute) else V.canonical_dtype(n.value) \
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) else None
+        if d:
+            named.add(d)
+    return named
+
+
+def _dtypes_in_force(call: ast.AST, parents: dict[int, ast.AST], declared: list[str]) -> list[str]:
+    """The declared dtypes a comparison runs under: the branch of an ``if`` that tests for
+    some of them (its ``else`` excludes them), else those its function names (its
+    parametrisation included), else all."""
+    node, excluded = call, set()
+    while id(node) in parents:
+        parent = parents[id(node)]
+        if isinstance(parent, ast.If):
+            tested = [d for d in declared if d in _named_dtypes(parent.test)]
+            negated = any(isinstance(n, (ast.NotEq, ast.IsNot, ast.NotIn, ast.Not)) for n in ast.walk(parent.test))
+            chosen, other = (parent.orelse, parent.body) if negated else (parent.body, parent.orelse)
+            if tested and node in chosen:
+                return [d for d in tested if d not in excluded] or tested
+            if tested and node in other:
+                excluded.update(tested)
+        if isinstance(parent, FUNCTION_DEFS):
+            named = [d for d in declared if d in _named_dtypes(parent) and d not in excluded]
+            return named or [d for d in declared if d not in excluded] or declared
+        node = parent
+    return [d for d in declared if d not in excluded] or declared
+
+
 def loose_tolerances(ctx: FileContext) -> list[RawFinding]:
+    """A literal rtol/atol looser than the criterion allows for the dtypes the comparison runs
+    under (one dtype when a branch or the test names it; the loosest of several otherwise)."""
     spec = ctx.spec
     if spec is None or not spec.dtypes:
         return []
-    bounds = [allowed_tolerance(spec.criteria.get(d, V.undeclared_criterion(d)), d) for d in spec.dtypes]
-    if any(b is None for b in bounds):
-        return []
-    loosest = {"rtol": max(b[0] for b in bounds), "atol": max(b[1] for b in bounds)}
+    bounds = {d: allowed_tolerance(spec.criteria.get(d, V.undeclared_criterion(d)), d) for d in spec.dtypes}
+    parents = {id(child): node for node in ctx.nodes for child in ast.iter_child_nodes(node)}
     out = []
     for call, name in _comparisons(ctx):
+        dtypes = _dtypes_in_force(call, parents, list(spec.dtypes))
+        if any(bounds[d] is None for d in dtypes):
+            continue  # a criterion that is not element-wise: no rtol/atol bound to hold it to
+        allowed = {"rtol": max(bounds[d][0] for d in dtypes), "atol": max(bounds[d][1] for d in dtypes)}
         for kw in call.keywords:
-            value = _number(kw.value) if kw.arg in loosest else None
-            if value is not None and value > loosest[kw.arg]:
+            value = _number(kw.value) if kw.arg in allowed else None
+            if value is not None and value > allowed[kw.arg]:
+                under = dtypes[0] if len(dtypes) == 1 else f"any of {', '.join(dtypes)}"
                 out.append(RawFinding(kw.value.lineno, kw.value.col_offset, "TS103",
-                                      f"{kw.arg}={value:g} is looser than {spec.op}'s criteria allow for any declared dtype "
-                                      f"(at most {loosest[kw.arg]:g})"))
+                                      f"{kw.arg}={value:g} is looser than {spec.op}'s criteria allow for {under} "
+                                      f"(at most {allowed[kw.arg]:g})"))
     return out
 
 
@@ -303,7 +343,8 @@ def unseeded_random(ctx: FileContext) -> list[RawFinding]:
     if _draws_and_seeds(shared, ctx.aliases)[2]:
         return []
     tests = collect_tests(ctx.tree)
-    scopes = [_reach(t, functions) for t in tests] if tests else [ctx.nodes]
+    module_level = [n for n in ctx.nodes if id(n) not in in_functions]  # drawn at import, for every test
+    scopes = [module_level + _reach(t, functions) for t in tests] if tests else [ctx.nodes]
     for nodes in scopes:
         draw, q, seeded = _draws_and_seeds(nodes, ctx.aliases)
         if draw is not None and not seeded:
