@@ -8,7 +8,9 @@ labelled commit, the layout the ``fetch`` tool leaves under /work/.mirror), rest
 
 * a finding counts only when its code is in the source's ``scope`` (the codes labelled there);
 * TS101 and TS105 are one finding per file and match a label by file; other codes by line;
-* precision = matched findings / findings; recall = matched labels / labels, per family.
+* precision = matched findings / findings; recall = matched labels / labels, per family,
+  for each batch (1: labelled before any run, then used to fix the rules; 2: labelled after
+  those fixes, before running them on it) and for all together.
 Run: .venv/bin/python benchmarks/bench_static_families_heldout.py [--mirror /work/.mirror] [--details]
 """
 
@@ -60,37 +62,47 @@ def main() -> None:
     parser.add_argument("--details", action="store_true", help="print every false alarm and every miss")
     args = parser.parse_args()
     data = yaml.safe_load(args.labels.read_text())
-    labels = {key(x["repo"], x["path"], x["line"], x["code"]) for x in data["labels"]}
-    found, files = set(), 0
+    batch_of = {}
+    found, files = set(), Counter()
     with tempfile.TemporaryDirectory() as tmp:
         for number, source in enumerate(data["sources"]):
             root = Path(tmp) / str(number)
             for path in materialise(source, args.mirror, root):
-                files += 1
+                files[source["batch"]] += 1
+                rel = path.relative_to(root).as_posix()
+                batch_of[(source["repo"], rel)] = source["batch"]
                 try:
                     result = audit_path(path, families=FamilyOptions())
                 except KbError:
                     continue
-                rel = path.relative_to(root).as_posix()
                 found |= {key(source["repo"], rel, f.line, f.code) for f in result.findings
                           if f.code[:2] in FAMILIES and f.code in source["scope"]}
-    print(f"{len(data['sources'])} held-out sources, {files} files, {len(labels)} labels, {len(found)} findings")
+    labels = {key(x["repo"], x["path"], x["line"], x["code"]) for x in data["labels"]}
+    for batch in sorted(files):
+        mine = {k for k in found if batch_of[k[:2]] == batch}
+        truth = {k for k in labels if batch_of.get(k[:2]) == batch}
+        print(f"batch {batch}: {files[batch]} files, {len(truth)} labels, {len(mine)} findings")
+        report(mine, truth, args.details)
+    print(f"all batches: {sum(files.values())} files, {len(labels)} labels, {len(found)} findings")
+    report(found, labels, args.details)
+
+
+def report(found: set, labels: set, details: bool) -> None:
     for prefix, family in FAMILIES.items():
         mine = {k for k in found if k[-1].startswith(prefix)}
         truth = {k for k in labels if k[-1].startswith(prefix)}
         hits = mine & truth
         precision = f"{len(hits) / len(mine):.3f}" if mine else "n/a"
         recall = f"{len(hits) / len(truth):.3f}" if truth else "n/a"
-        codes = Counter(k[-1] for k in mine | truth)
+        codes = sorted({k[-1] for k in mine | truth})
         per_code = ", ".join(f"{c} {sum(1 for k in hits if k[-1] == c)}/{sum(1 for k in mine if k[-1] == c)} found, "
-                             f"{sum(1 for k in truth if k[-1] == c)} labelled" for c in sorted(codes)) or "nothing found or labelled"
-        print(f"{family:7s} precision {precision} ({len(hits)}/{len(mine)})  recall {recall} ({len(hits)}/{len(truth)})  [{per_code}]")
-        if args.details:
+                             f"{sum(1 for k in truth if k[-1] == c)} labelled" for c in codes) or "nothing found or labelled"
+        print(f"  {family:7s} precision {precision} ({len(hits)}/{len(mine)})  recall {recall} ({len(hits)}/{len(truth)})  [{per_code}]")
+        if details:
             for k in sorted(mine - truth, key=str):
-                print(f"  false alarm: {k}")
+                print(f"    false alarm: {k}")
             for k in sorted(truth - mine, key=str):
-                print(f"  miss:        {k}")
-
+                print(f"    miss:        {k}")
 
 if __name__ == "__main__":
     main()

@@ -147,3 +147,39 @@ def test_an_exponential_in_a_helper_is_judged_with_the_width_the_kernel_passes(t
     assert [f for f in audit(src, spec=load_spec(spec)).findings if f.code == "KN101"] == []
     src.write_text(TRITON_HELPER.format(widen=""))
     assert [f for f in audit(src).findings if f.code == "KN101"] == []  # no spec: a load's dtype is unknown
+
+
+PLACEHOLDER = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, sink_ptr, y_ptr, USE_SINK: tl.constexpr):
+    offs = tl.arange(0, 8)
+    v = tl.load(x_ptr + offs)
+    if USE_SINK:
+        v += tl.load(sink_ptr)
+    tl.store({target} + offs, v)
+
+
+def k_wrapper(x):
+    sink = torch.empty(1, device=x.device)
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    k[(1,)](
+        x,
+        sink,
+        y,
+        USE_SINK=False,
+    )
+    return y
+"""
+
+
+def test_an_argument_on_a_later_line_of_the_launch_is_not_read_after_it(tmp_path):
+    src = tmp_path / "s_impl.py"
+    src.write_text(PLACEHOLDER.format(target="y_ptr"))
+    assert [f for f in audit(src).findings if f.code == "KN102"] == []  # sink: a placeholder the host never reads back
+    src.write_text(PLACEHOLDER.format(target="x_ptr"))
+    assert [(f.line, f.message.split(",")[0]) for f in audit(src).findings if f.code == "KN102"] == \
+        [(7, "kernel `k` never stores to `y_ptr`")]

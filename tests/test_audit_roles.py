@@ -142,3 +142,13 @@ def test_a_kernel_named_for_a_test_is_not_a_test(tmp_path):
     assert audit(src).roles == {"impl"}
     src.write_text("import pypto.language as pl\n\n\n@pl.jit\ndef k(x, y):\n    pl.store(y, [0], x)\n\n\ndef test_k():\n    k(1, 2)\n")
     assert audit(src).roles == {"impl", "test"}
+
+
+def test_a_file_importing_a_kernel_framework_is_not_a_standalone_golden(tmp_path):
+    src = tmp_path / "decode.py"
+    body = "\n\ndef build():\n    @pl.program\n    class Decode:\n        pass\n    return Decode\n\n\n" \
+           "def golden_decode(tensors):\n    import torch\n    tensors['y'][:] = torch.relu(tensors['x'])\n"
+    src.write_text("import pypto.language as pl\n" + body)
+    assert "golden" not in audit(src).roles  # an implementation holding its reference, kernels built in a class
+    src.write_text("import torch\n" + body.replace("@pl.program", "@staticmethod"))
+    assert audit(src).roles == {"golden"}

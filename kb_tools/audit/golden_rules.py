@@ -27,9 +27,9 @@ from kb_tools.audit.casts import WIDTH, cast_target, dtype_name, is_float, is_in
 from kb_tools.audit.checker import RawFinding
 from kb_tools.audit.family_context import FileContext
 from kb_tools.audit.names import dotted, qualname
+from kb_tools.audit.roles import KERNEL_FRAMEWORKS
 from kb_tools.audit.tables import TORCH_CONSTRUCTORS
 
-KERNEL_FRAMEWORKS = ("pypto", "pypto_pro", "triton", "tilelang")
 IMPL_SUFFIXES = ("_wrapper", "wrappers", "_impl", "_kernel", "kernels")
 DIVISION_FUNCS = frozenset({"floor_divide", "remainder", "fmod", "floordiv", "floormod", "truncatediv", "truncatemod", "mod"})
 ROUNDED_DIVS = frozenset({"div", "divide"})  # division only with rounding_mode=

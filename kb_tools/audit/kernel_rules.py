@@ -263,15 +263,15 @@ def unstored_outputs(ctx: FileContext) -> list[RawFinding]:
             bound += [(by_name[k.arg], k.value) for k in call.keywords if k.arg in by_name]
             for param, arg in bound:
                 if isinstance(arg, ast.Name) and arg.id in allocated:
-                    passed.setdefault(arg.id, []).append((kernel, param, call.lineno))
+                    passed.setdefault(arg.id, []).append((kernel, param, call.lineno, call.end_lineno or call.lineno))
         for name, launches in passed.items():
-            first, last = min(l for *_, l in launches), max(l for *_, l in launches)
+            first, last = min(l for *_, l, _e in launches), max(e for *_, e in launches)  # the launch's own arguments are not after it
             uses = _uses(info.node, name)
             if any(allocated[name] < u < first for u in uses) or not any(u > last for u in uses):
                 continue  # filled or read before the launch, or never consumed after it
-            if any(_stored(kernel, param.arg) for kernel, param, _ in launches):
+            if any(_stored(kernel, param.arg) for kernel, param, *_ in launches):
                 continue
-            kernel, param, _ = launches[0]
+            kernel, param, *_ = launches[0]
             out.append(RawFinding(param.lineno, param.col_offset, "KN102",
                                   f"kernel `{kernel.name}` never stores to `{param.arg}`, the output `{name}` that "
                                   f"`{info.name}` allocates at line {allocated[name]} and reads after the launch"))

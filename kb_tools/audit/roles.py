@@ -4,7 +4,8 @@ its role; the wrapper family runs on every file, as it always has.
 
 A file may hold several roles (a sample with its kernel, wrapper and test in one file). A
 golden is told by its name (``*_golden.py``, ``golden*.py``) or, in a file that is neither
-a test nor an implementation, by a top-level ``golden*`` / ``*_golden`` function; a test by
+a test nor an implementation and imports no kernel framework, by a top-level ``golden*`` /
+``*_golden`` function; a test by
 its name (``test_*.py``, ``*_test.py``) or by a top-level ``test_*``/``*_test`` function
 (not a kernel) or ``Test*`` class; a third-party leg by ``third_party`` in its name or a public function's; an
 implementation by a kernel or a launch. ``--role`` overrides all of it.
@@ -18,6 +19,7 @@ from pathlib import Path
 from kb_tools.audit.module import FUNCTION_DEFS, ModuleInfo, jit_flavour
 
 IMPL, GOLDEN, TEST, THIRD_PARTY = "impl", "golden", "test", "third_party"
+KERNEL_FRAMEWORKS = ("pypto", "pypto_pro", "triton", "tilelang")
 ROLES = (IMPL, GOLDEN, TEST, THIRD_PARTY)
 
 
@@ -44,6 +46,13 @@ def _defines_kernel(tree: ast.Module, module: ModuleInfo) -> bool:
     return any(isinstance(n, FUNCTION_DEFS) and jit_flavour(n, module.aliases) for n in ast.walk(tree))
 
 
+def _imports_framework(module: ModuleInfo) -> bool:
+    """Whether the file imports a kernel framework at top level: one that also holds a
+    ``golden_*`` is an implementation with its reference beside it (its kernels may be built
+    in a way not recognised, such as a ``@pl.program`` class), not a standalone golden."""
+    return any(full.split(".")[0] in KERNEL_FRAMEWORKS for full in module.aliases.values())
+
+
 def file_roles(path: str, tree: ast.Module, module: ModuleInfo) -> frozenset[str]:
     """The roles a file holds (empty when none can be told)."""
     stem = Path(path).stem
@@ -56,7 +65,7 @@ def file_roles(path: str, tree: ast.Module, module: ModuleInfo) -> frozenset[str
             for n in tops):
         roles.add(TEST)
     if _golden_name(stem) or (not roles and any(not isinstance(n, ast.ClassDef) and _golden_name(n.name) for n in tops)
-                              and not _defines_kernel(tree, module)):
+                              and not _defines_kernel(tree, module) and not _imports_framework(module)):
         roles.add(GOLDEN)
     if _third_party_name(stem) or (not roles and any(not isinstance(n, ast.ClassDef) and _third_party_name(n.name) for n in tops)):
         roles.add(THIRD_PARTY)
