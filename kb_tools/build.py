@@ -6,6 +6,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from kb_tools import specmemo
 from kb_tools.diagnostics import Diagnostic, KbError, KbErrors
 from kb_tools.pages import KnowledgeBase
 from kb_tools.selection import Router, write_selection
@@ -33,22 +34,30 @@ def build_catalog(kb: KnowledgeBase, ops_dir: Path, out_dir: Path) -> tuple[list
         from tqdm import tqdm
 
         iterator = tqdm(files, desc="kbt build", unit="op", file=sys.stderr, disable=None)
-    for path in iterator:
-        try:
-            spec = load_spec(path)
-            selection = router.select(spec)
-            target = Path(out_dir) / spec.op if spec.class_id == "." else Path(out_dir) / spec.op / spec.class_id
-            write_selection(selection, target)
-            _, report = write_usage(selection, target, skeletons)
-        except KbErrors as exc:
-            diags.extend(exc.diagnostics)
-            continue
-        except KbError as exc:
-            diags.append(exc.diagnostic)
-            continue
-        n_inv = sum(len(v.page.invariants) for v in selection.references)
-        rows.append(BuildRow(spec.op, len(selection.constraints), len(selection.patterns), n_inv, len(report.stale)))
+    with specmemo.whole_catalog(len(files)):
+        for path in iterator:
+            row = _build_one(path, router, skeletons, Path(out_dir), diags)
+            if row is not None:
+                rows.append(row)
     return rows, diags
+
+
+def _build_one(path: Path, router: Router, skeletons: dict, out_dir: Path, diags: list[Diagnostic]) -> BuildRow | None:
+    """One operator's two files; its findings go to ``diags`` and give no row."""
+    try:
+        spec = load_spec(path)
+        selection = router.select(spec)
+        target = out_dir / spec.op if spec.class_id == "." else out_dir / spec.op / spec.class_id
+        write_selection(selection, target)
+        _, report = write_usage(selection, target, skeletons)
+    except KbErrors as exc:
+        diags.extend(exc.diagnostics)
+        return None
+    except KbError as exc:
+        diags.append(exc.diagnostic)
+        return None
+    n_inv = sum(len(v.page.invariants) for v in selection.references)
+    return BuildRow(spec.op, len(selection.constraints), len(selection.patterns), n_inv, len(report.stale))
 
 
 def format_table(rows: list[BuildRow]) -> str:
