@@ -140,6 +140,9 @@ def test_a_kernel_named_for_a_test_is_not_a_test(tmp_path):
     src = tmp_path / "hc_pre.py"
     src.write_text("import pypto.language as pl\n\n\n@pl.jit\ndef hc_pre_test(x, y):\n    pl.store(y, [0], x)\n")
     assert audit(src).roles == {"impl"}
+    src.write_text("import pypto.language as pl\n\n\n@pl.jit\ndef k_test(x, y):\n    pl.store(y, [0], x)\n\n\n"
+                   "def golden_k_test(tensors):\n    tensors['y'][:] = tensors['x']\n")
+    assert audit(src).roles == {"impl"}  # the golden of a test kernel is no test
     src.write_text("import pypto.language as pl\n\n\n@pl.jit\ndef k(x, y):\n    pl.store(y, [0], x)\n\n\ndef test_k():\n    k(1, 2)\n")
     assert audit(src).roles == {"impl", "test"}
 

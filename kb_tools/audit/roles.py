@@ -7,7 +7,7 @@ golden is told by its name (``*_golden.py``, ``golden*.py``) or, in a file that 
 a test nor an implementation and imports no kernel framework, by a top-level ``golden*`` /
 ``*_golden`` function; a test by
 its name (``test_*.py``, ``*_test.py``) or by a top-level ``test_*``/``*_test`` function
-(not a kernel) or ``Test*`` class; a third-party leg by ``third_party`` in its name or a public function's; an
+(not a kernel, not a ``golden*`` one) or ``Test*`` class; a third-party leg by ``third_party`` in its name or a public function's; an
 implementation by a kernel or a launch. ``--role`` overrides all of it.
 """
 
@@ -36,9 +36,10 @@ def _test_name(name: str) -> bool:
 
 
 def _test_function(node: ast.AST, module: ModuleInfo) -> bool:
-    """A ``test_*`` or ``*_test`` function that is not itself a kernel: a ``@pl.jit def
-    hc_pre_test(...)`` is device code named for its purpose."""
-    return _test_name(node.name) and not jit_flavour(node, module.aliases)
+    """A ``test_*`` or ``*_test`` function that is neither a kernel nor a golden: a ``@pl.jit
+    def hc_pre_test(...)`` is device code and ``golden_rms_norm_test`` its reference, each
+    named after the test kernel it serves."""
+    return _test_name(node.name) and not _golden_name(node.name) and not jit_flavour(node, module.aliases)
 
 
 def _defines_kernel(tree: ast.Module, module: ModuleInfo) -> bool:
