@@ -155,3 +155,22 @@ def test_a_file_importing_a_kernel_framework_is_not_a_standalone_golden(tmp_path
     assert "golden" not in audit(src).roles  # an implementation holding its reference, kernels built in a class
     src.write_text("import torch\n" + body.replace("@pl.program", "@staticmethod"))
     assert audit(src).roles == {"golden"}
+
+
+def test_family_heldout_labels_are_well_formed_and_held_out():
+    import re
+
+    import yaml
+
+    corpus = REPO / "benchmarks" / "audit_corpus"
+    tuned = {x["repo"] for x in yaml.safe_load((corpus / "labels.yaml").read_text())}
+    data = yaml.safe_load((corpus / "family_heldout.yaml").read_text())
+    scopes = {}
+    for source in data["sources"]:
+        assert set(source) == {"batch", "repo", "commit", "paths", "scope"}, source
+        assert source["repo"] not in tuned and re.fullmatch(r"[0-9a-f]{40}", source["commit"])
+        assert all(RULES[c].code[:2] in ("GD", "TS", "KN") for c in source["scope"])
+        scopes.setdefault(source["repo"], set()).update(source["scope"])
+    for label in data["labels"]:
+        assert set(label) == {"repo", "path", "line", "code", "why"}, label
+        assert label["code"] in scopes[label["repo"]] and label["line"] > 0 and label["why"].strip()
