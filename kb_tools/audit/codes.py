@@ -65,7 +65,7 @@ RULES = {
                  "call the delivered wrapper (the file the spec names) from the tests, not a driver or the golden"),
         RuleCode("TS102", "test-compares-without-criterion", "compares with a bare allclose/isclose/assert_allclose (default tolerances)",
                  "judge with the spec's criterion for the dtype, or pass rtol and atol taken from it"),
-        RuleCode("TS103", "test-tolerance-too-loose", "passes a tolerance looser than the spec's criterion allows for any declared dtype",
+        RuleCode("TS103", "test-tolerance-too-loose", "passes a tolerance looser than the spec's criterion allows for the dtype it runs under",
                  "take rtol/atol from the spec's criterion for the dtype under test"),
         RuleCode("TS104", "test-dtype-untested", "leaves a dtype the spec declares untested",
                  "parametrise the tests over the spec's dtypes (read them from the spec or the prototype)"),
