@@ -9,8 +9,8 @@ labelled commit, the layout the ``fetch`` tool leaves under /work/.mirror), rest
 * a finding counts only when its code is in the source's ``scope`` (the codes labelled there);
 * TS101 and TS105 are one finding per file and match a label by file; other codes by line;
 * precision = matched findings / findings; recall = matched labels / labels, per family,
-  for each batch (1: labelled before any run, then used to fix the rules; 2: labelled after
-  those fixes, before running them on it) and for all together.
+  for each batch (each labelled before the rules of its time ran on it; the header of the
+  labels file says which fixes followed which batch) and for all together.
 Run: .venv/bin/python benchmarks/bench_static_families_heldout.py [--mirror /work/.mirror] [--details]
 """
 
