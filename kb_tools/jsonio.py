@@ -223,8 +223,9 @@ def _create_or_fail(path: Path) -> tuple[int, str]:
 
 def _create_temporary(path: Path) -> tuple[int, str]:
     """A new file beside ``path`` opened for writing, mode 0666 less the umask."""
+    folder, name = os.path.split(os.fspath(path))
     for _ in range(100):
-        tmp = str(path.parent / f".{path.name}.{os.urandom(4).hex()}.tmp")
+        tmp = os.path.join(folder, f".{name}.{os.urandom(4).hex()}.tmp")
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
         except FileExistsError:

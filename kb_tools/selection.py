@@ -32,31 +32,47 @@ class Verdict(NamedTuple):
 
 def evaluate(page: Page, spec: OpSpec, facts: dict[str, str]) -> Verdict:
     """One page against one operator (the same verdict ``Router`` reaches in bulk)."""
-    fixed, trigger = _by_topology(page, spec.topologies)
+    topologies = spec.topologies
+    fixed, trigger = _by_topology(_compile(page), topologies, ", ".join(topologies) or "none")
     return fixed if fixed is not None else _by_trigger(*trigger, facts, spec.target)
 
 
-def _by_topology(page: Page, topologies: tuple[str, ...]):
-    """What the operator's topologies alone decide about ``page``: (a verdict, None) when
-    that settles it, else (None, what the triggers need) for ``_by_trigger``."""
+def _compile(page: Page) -> tuple:
+    """What a page's routing says whatever the operator: (page, a verdict that always holds
+    or None, the topologies it needs with the start of the reason it gives when none is
+    shared, or None for every topology; what its triggers need, or None when it has none)."""
     routing = page.routing
     if routing.mandatory_for:
-        return Verdict(page, True, f"mandatory for {', '.join(routing.mandatory_for)}: applies to every class"), None
+        return page, Verdict(page, True, f"mandatory for {', '.join(routing.mandatory_for)}: applies to every class"), None, None
     if routing.topologies != "all" and not routing.topologies:
-        return Verdict(page, False, "routing: reached from ROUTER.md tasks only; no operator property selects it"), None
+        return page, Verdict(page, False, "routing: reached from ROUTER.md tasks only; no operator property selects it"), None, None
+    needs = None
     if routing.topologies != "all":
-        shared = [t for t in topologies if t in routing.topologies]
-        if not shared:
-            have = ", ".join(topologies) or "none"
-            return Verdict(page, False, f"topology: needs one of {', '.join(routing.topologies)}; the operator has {have}"), None
-        topo_reason = f"topology {', '.join(shared)}"
-    else:
+        needs = frozenset(routing.topologies), f"topology: needs one of {', '.join(routing.topologies)}; the operator has "
+    trigger = None
+    if routing.properties or routing.target_gate:
+        wanted = [*routing.properties] + ([f"target {routing.target_gate}"] if routing.target_gate else [])
+        trigger = routing.properties, routing.target_gate, Verdict(page, False, f"triggers: none of {', '.join(wanted)} holds")
+    return page, None, needs, trigger
+
+
+def _by_topology(compiled: tuple, topologies: tuple[str, ...], have: str):
+    """What the operator's topologies (``have`` is them as text) decide about a compiled
+    page: (a verdict, None) when that settles it, else (None, what ``_by_trigger`` needs)."""
+    page, fixed, needs, trigger = compiled
+    if fixed is not None:
+        return fixed, None
+    if needs is None:
         topo_reason = "every topology"
-    if not routing.properties and not routing.target_gate:
+    else:
+        needed, unshared = needs
+        shared = [t for t in topologies if t in needed]
+        if not shared:
+            return Verdict(page, False, unshared + have), None
+        topo_reason = "topology " + ", ".join(shared)
+    if trigger is None:
         return Verdict(page, True, f"{topo_reason}: {page.trigger}"), None
-    wanted = [*routing.properties] + ([f"target {routing.target_gate}"] if routing.target_gate else [])
-    none_holds = Verdict(page, False, f"triggers: none of {', '.join(wanted)} holds")
-    return None, (page, topo_reason, routing.properties, routing.target_gate, none_holds)
+    return None, (page, topo_reason, *trigger)
 
 
 def _by_trigger(page: Page, topo_reason: str, properties, gate, none_holds: Verdict, facts: dict[str, str], target) -> Verdict:
@@ -77,14 +93,15 @@ class Router:
     """
 
     def __init__(self, kb: KnowledgeBase):
-        self.pages = sorted(kb.pages.values(), key=lambda p: p.rel_path)
+        self.compiled = [_compile(page) for page in sorted(kb.pages.values(), key=lambda p: p.rel_path)]
         self._plans: dict[tuple[str, ...], list] = {}
         self._selections: dict[tuple, tuple[list, list, list, list]] = {}
 
     def _plan(self, topologies: tuple[str, ...]) -> list:
         plan = self._plans.get(topologies)
         if plan is None:
-            plan = self._plans[topologies] = [(page.kind, *_by_topology(page, topologies)) for page in self.pages]
+            have = ", ".join(topologies) or "none"
+            plan = self._plans[topologies] = [(page[0].kind, *_by_topology(page, topologies, have)) for page in self.compiled]
         return plan
 
     def select(self, spec: OpSpec) -> Selection:
