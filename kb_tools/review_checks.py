@@ -124,7 +124,7 @@ class ReviewSession:
 
     def operator_table(self):
         spec = self.spec
-        rows = [("operator", f"{spec.op} (class {spec.class_id})"), ("topologies", ", ".join(spec.topologies) or "—"),
+        rows = [("operator", spec.op if spec.class_id == "." else f"{spec.op} (class {spec.class_id})"), ("topologies", ", ".join(spec.topologies) or "—"),
                 ("target", spec.target or "—"), ("wrapper", spec.wrapper or "— (no wrapper: in the spec)"),
                 ("saved tensors", spec.tensors or "— (no tensors: in the spec)"), ("source root", str(self.root)),
                 ("KB_USAGE.json", str(self.usage_path) if self.usage is not None else f"not used: {self.usage_problem}")]
