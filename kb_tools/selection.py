@@ -8,9 +8,9 @@ listed under ``excluded`` with the predicate that failed.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 from kb_tools import CONTRACT_VERSION
 from kb_tools.jsonio import dump_bytes, write_atomic
@@ -20,14 +20,12 @@ from kb_tools.specs import OpSpec
 SELECTION_FILENAME = "KB_SELECTION.json"
 
 
-class Verdict(NamedTuple):
-    """One page judged for one operator. A tuple rather than a frozen dataclass: a build of
-    1,000 operators over 300 pages judges 300,000 times, and the dataclass's guarded
-    ``__init__`` alone cost a quarter of parsing the pages."""
-
-    page: Page
-    applies: bool
-    reason: str  # why it applies, or the predicate that failed
+# One page judged for one operator: (page, applies, reason), the reason saying why it
+# applies or which predicate failed. A tuple rather than a frozen dataclass: a build of 1,000
+# operators over 300 pages judges 300,000 times, and the dataclass's guarded ``__init__``
+# alone cost a quarter of parsing the pages (collections' namedtuple, not typing's, which
+# ``kbt select`` would otherwise import only for this).
+Verdict = namedtuple("Verdict", ["page", "applies", "reason"])
 
 
 def evaluate(page: Page, spec: OpSpec, facts: dict[str, str]) -> Verdict:
