@@ -172,7 +172,7 @@ def write_atomic(path: Path, text: str | bytes, *, keep_equal: bool = False) -> 
     try:
         fd, tmp = _create_temporary(path)
     except FileNotFoundError:
-        _make_folder(path.parent)
+        make_folder(path.parent)
         fd, tmp = _create_or_fail(path)
     except NotADirectoryError:
         fail(_first_non_folder(path.parent), None, "IO010", "exists and is not a directory; a folder is needed here", EXIT_USAGE)
@@ -205,7 +205,8 @@ def written_already(path: Path, data: bytes) -> bool:
         return False
 
 
-def _make_folder(folder: Path) -> None:
+def make_folder(folder: Path) -> None:
+    """``folder`` and its parents made if missing; a file in the way is one line, exit 2."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):

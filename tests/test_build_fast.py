@@ -150,3 +150,13 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+@pytest.mark.parametrize("output", ["FILE", "FILE/sub"])
+def test_an_output_folder_blocked_by_a_file_is_one_line(kbt, tmp_path, output):
+    (tmp_path / "FILE").write_text("a person's notes\n")
+    result = kbt("build", REPO / "ops", "-o", tmp_path / output, root=REPO)
+    assert result.code == 2
+    assert result.err.splitlines() == [f"{tmp_path / 'FILE'}: IO010 exists and is not a directory; a folder is needed here"]
+    assert (tmp_path / "FILE").read_text() == "a person's notes\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["FILE"]

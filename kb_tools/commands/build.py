@@ -13,10 +13,12 @@ def run(args):
     from kb_tools.build import build_catalog, format_table
     from kb_tools.commands._common import knowledge_base, report
     from kb_tools.diagnostics import EXIT_USAGE, fail
+    from kb_tools.jsonio import make_folder
 
     ops = Path(args.ops)
     if not ops.is_dir():
         fail(ops, None, "BU001", "catalog directory does not exist", EXIT_USAGE)
+    make_folder(Path(args.output))  # a file in the way is said once, not once per operator
     rows, diags = build_catalog(knowledge_base(args), ops, Path(args.output))
     print(format_table(rows))
     print(f"kbt build: {len(rows)} operators written to {args.output}/" + (f", {len(diags)} findings" if diags else ""))
