@@ -3,6 +3,7 @@ that calls the CLI in-process and captures what a user would see."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,15 @@ import pytest
 from kb_tools.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_kb_cache(tmp_path_factory):
+    """The suite's parsed-KB cache lives in its own folder, never in the user's ~/.cache/opkb:
+    the tests build many throwaway KBs, and a developer's cache should not fill up with them.
+    Tests that study the cache itself still set OPKB_CACHE_DIR for themselves. It is left set
+    to the end of the process, since the spec memo is saved at exit."""
+    os.environ.setdefault("OPKB_CACHE_DIR", str(tmp_path_factory.mktemp("opkb-cache")))
 
 
 @dataclass
