@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TORCH  ?= torch==2.13.0
 
-.PHONY: setup run test lint notebooks site browser lab clean gpu-check
+.PHONY: setup run test lint notebooks site browser lab clean gpu-check examples
 
 setup: $(STAMP)
 
@@ -40,6 +40,13 @@ notebooks: setup
 
 site: setup
 	$(BIN)/kbt site -o build/site --notebooks build/notebooks
+
+# After editing a page the worked example selects: re-select it and merge the usage skeleton
+# (claims are kept; new records appear unfilled for you to fill, and `kbt verify` says which).
+examples: setup
+	$(BIN)/kbt select ops/softmax.yaml -o examples/softmax
+	$(BIN)/kbt usage ops/softmax.yaml -o examples/softmax
+	$(BIN)/kbt verify examples/softmax --root examples/softmax
 
 # Every CUDA path once, results under build/gpu-check/ (summary.md first): the CUDA tests, the
 # notebooks on cpu,cuda, the expansion benchmark against a device-to-device copy and on the CPU
