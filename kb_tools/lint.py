@@ -205,7 +205,7 @@ def check_specs(ctx):
             diags.append(exc.diagnostic)
             continue
         for dtype in spec.uncovered_dtypes():
-            diags.append(Diagnostic(shown_path(path), None, "LN100", f"dtype {dtype} has no declared criterion; TTK would judge it by its default {V.undeclared_criterion(dtype)}"))
+            diags.append(Diagnostic(shown_path(path), spec.dtype_lines.get(dtype), "LN100", f"dtype {dtype} has no declared criterion; TTK would judge it by its default {V.undeclared_criterion(dtype)}"))
     return len(files), diags
 
 

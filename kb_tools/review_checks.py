@@ -43,8 +43,9 @@ def _frame(rows, columns=None):
 
 
 def _load_usage(usage_path, op: str) -> tuple[dict | None, str | None]:
-    """(usage, why it cannot be used); a usage for another operator is not used."""
-    from kb_tools.jsonio import load_json
+    """(usage, why it cannot be used); a usage for another operator, or one whose records have
+    the wrong shape, is not used."""
+    from kb_tools.usage_shape import load_usage
 
     if usage_path is None:
         return None, "no KB_USAGE.json was given or found beside the selection (make one: kbt usage <spec>)"
@@ -52,11 +53,9 @@ def _load_usage(usage_path, op: str) -> tuple[dict | None, str | None]:
     if not path.is_file():
         return None, f"{path}: no such KB_USAGE.json"
     try:
-        usage = load_json(path, code_prefix="US")
+        usage = load_usage(path)
     except (KbError, KbErrors) as exc:
         return None, str(exc).splitlines()[0]
-    if not isinstance(usage, dict):
-        return None, f"{path}: KB_USAGE.json must be a JSON object"
     if usage.get("op") != op:
         return None, f"{path}: this KB_USAGE.json is for operator {usage.get('op')!r}, not {op!r}"
     return usage, None
