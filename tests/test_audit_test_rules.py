@@ -159,3 +159,53 @@ def test_a_tolerance_is_held_to_the_dtype_it_runs_under(tmp_path):
     assert [(f.line, "for float32" in f.message) for f in findings] == [(13, True), (18, True)]  # the else branch excludes fp16
     src.write_text(PER_DTYPE.format(fp32_rtol="1e-4"))
     assert [f for f in audit(src, spec=spec).findings if f.code == "TS103"] == []
+
+
+SCRIPT_ONLY = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def test_copy_kernel(src, dst):
+    tl.store(dst, tl.load(src))
+
+
+def run(x):
+    y = torch.empty_like(x)
+    test_copy_kernel[(1,)](x, y)
+    return y
+
+
+if __name__ == "__main__":
+    print(run(torch.ones(1)))
+"""
+
+
+def test_a_test_file_whose_kernel_runs_only_as_a_script_misses_it(tmp_path):
+    bad = tmp_path / "test_copy.py"
+    bad.write_text(SCRIPT_ONLY)  # the only test-named function is the kernel; the launch sits under __main__
+    findings = [f for f in audit(bad).findings if f.code.startswith("TS")]
+    assert [(f.code, f.line) for f in findings] == [("TS101", 18)]
+    assert "holds no test function" in findings[0].message
+    bad.write_text(SCRIPT_ONLY.replace("    print(run(torch.ones(1)))", "    test_copy_kernel[(1,)](torch.ones(1), torch.ones(1))"))
+    assert [(f.code, f.line) for f in audit(bad).findings if f.code.startswith("TS")] == [("TS101", 18)]  # a direct launch
+    good = tmp_path / "test_copy_good.py"
+    good.write_text(SCRIPT_ONLY + "\n\ndef test_copy():\n    assert torch.equal(run(torch.ones(1)), torch.ones(1))\n")
+    assert [f.code for f in audit(good).findings if f.code.startswith("TS")] == []
+    script = tmp_path / "copy_demo.py"  # not named as a test: a demo script is not judged by this rule
+    script.write_text(SCRIPT_ONLY)
+    assert [f.code for f in audit(script).findings if f.code.startswith("TS")] == []
+
+
+def test_a_marked_jit_test_is_a_test_and_a_registered_launch_is_no_script(tmp_path):
+    marked = tmp_path / "test_hist.py"  # pypto's style: @pytest.mark over a @pl.jit test, also called from __main__
+    marked.write_text("import pytest\nimport pypto.language as pl\n\n\n@pytest.mark.soc('950')\n@pl.jit\n"
+                      "def test_hist(x, y):\n    pl.store(y, [0], x)\n\n\nif __name__ == '__main__':\n    test_hist(1, 2)\n")
+    assert [f.code for f in audit(marked).findings if f.code.startswith("TS")] == []
+    marked.write_text(marked.read_text().replace("@pytest.mark.soc('950')\n", ""))  # unmarked: a kernel, not a test
+    assert [f.code for f in audit(marked).findings if f.code.startswith("TS")] == ["TS101"]
+    registered = tmp_path / "test_graph.py"  # the launch sits in a function defined under a module-level try:
+    registered.write_text(SCRIPT_ONLY.replace('if __name__ == "__main__":\n    print(run(torch.ones(1)))',
+                                              "try:\n    def impl(x):\n        return run(x)\nexcept ImportError:\n    impl = None"))
+    assert [f.code for f in audit(registered).findings if f.code.startswith("TS")] == []

@@ -2,7 +2,8 @@
 
 * TS101 (sample-driver-vs-delivery): no test reaches the delivered wrapper (a ``*_wrapper``,
   a name imported from the spec's wrapper module or any ``*_wrapper``/``wrappers``/``_impl``
-  module) or a kernel launch, directly or through same-file helpers.
+  module) or a kernel launch, directly or through same-file helpers; a test file holding no
+  test whose kernel runs only when the file is run as a script (a ``__main__`` launch).
 * TS102 (tolerance-coverage): a comparison by bare ``allclose``/``isclose``/``assert_allclose``,
   whose default tolerances are nobody's criterion (``assert_close``'s per-dtype defaults are
   one; a negated comparison asserts a difference and is not judged).
@@ -52,11 +53,18 @@ MAX_CONFTEST_CHARS = 200_000
 NOT_DRAWS = frozenset({"seed", "default_rng", "RandomState", "Generator", "get_state", "set_state", "SeedSequence"})
 
 
-def collect_tests(tree: ast.Module) -> list[ast.FunctionDef]:
-    """Top-level ``test_*`` functions and the ``test_*`` methods of ``Test*`` classes."""
+def _pytest_marked(fn: ast.AST) -> bool:
+    return any((dotted(d.func if isinstance(d, ast.Call) else d) or [""])[0] == "pytest" for d in fn.decorator_list)
+
+
+def collect_tests(tree: ast.Module, kernels=frozenset()) -> list[ast.FunctionDef]:
+    """Top-level ``test_*`` functions and the ``test_*`` methods of ``Test*`` classes; a
+    kernel named like a test (``test_gather_load_kernel``) is not one unless a pytest mark
+    makes it one (``@pytest.mark.soc`` over a ``@pl.jit`` test)."""
     out = []
     for node in tree.body:
-        if isinstance(node, FUNCTION_DEFS) and node.name.startswith("test"):
+        if isinstance(node, FUNCTION_DEFS) and node.name.startswith("test") \
+                and (node.name not in kernels or _pytest_marked(node)):
             out.append(node)
         elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
             out.extend(n for n in node.body if isinstance(n, FUNCTION_DEFS) and n.name.startswith("test"))
@@ -96,10 +104,31 @@ def _reaches(fn: ast.AST, targets: set[str], launchers: set[str], calls: dict[st
     return False
 
 
+def _script_launch(ctx: FileContext) -> ast.Call | None:
+    """A kernel launch (or a call of a launching function) in the module's own statements,
+    such as a ``__main__`` block: it runs when the file is run as a script, never in a test."""
+    launching = {f.name for f in ctx.module.functions if f.top and ctx.module.launches(f.node)}
+    work = [s for s in ctx.tree.body if not isinstance(s, (*FUNCTION_DEFS, ast.ClassDef))]
+    while work:  # the module's statements, not the bodies of functions they define (a registration under try:)
+        node = work.pop(0)
+        if isinstance(node, ast.Call) and (launch_target(node, ctx.module.launchers)
+                                           or isinstance(node.func, ast.Name) and node.func.id in launching):
+            return node
+        work.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, (*FUNCTION_DEFS, ast.ClassDef, ast.Lambda)))
+    return None
+
+
+def _named_as_test(path: str) -> bool:
+    stem = Path(path).stem
+    return stem.startswith("test_") or stem.endswith("_test")
+
+
 def misses_wrapper(ctx: FileContext) -> list[RawFinding]:
-    tests = collect_tests(ctx.tree)
-    if not tests:
-        return []
+    tests = collect_tests(ctx.tree, ctx.module.kernels)
+    if not tests:  # a test file with no test: a test run collects nothing, so its kernel never runs there
+        launch = _script_launch(ctx) if _named_as_test(ctx.path) else None
+        return [RawFinding(launch.lineno, launch.col_offset, "TS101", "no test reaches the delivered wrapper or its "
+                           "kernel: this test file holds no test function; its kernel runs only as a script")] if launch else []
     targets = _targets(ctx)
     if not targets and ctx.spec is None:
         return []  # nothing names a delivery: a test of something else (framework, utilities)
@@ -231,7 +260,7 @@ def loose_tolerances(ctx: FileContext) -> list[RawFinding]:
 
 def untested_dtypes(ctx: FileContext) -> list[RawFinding]:
     spec = ctx.spec
-    tests = collect_tests(ctx.tree)
+    tests = collect_tests(ctx.tree, ctx.module.kernels)
     if spec is None or not tests:
         return []
     named = set()
@@ -342,7 +371,7 @@ def unseeded_random(ctx: FileContext) -> list[RawFinding]:
     shared += [n for f in functions.values() if _runs_before_tests(f) for n in ast.walk(f)]
     if _draws_and_seeds(shared, ctx.aliases)[2]:
         return []
-    tests = collect_tests(ctx.tree)
+    tests = collect_tests(ctx.tree, ctx.module.kernels)
     module_level = [n for n in ctx.nodes if id(n) not in in_functions]  # drawn at import, for every test
     scopes = [module_level + _reach(t, functions) for t in tests] if tests else [ctx.nodes]
     for nodes in scopes:
