@@ -209,3 +209,64 @@ def test_a_marked_jit_test_is_a_test_and_a_registered_launch_is_no_script(tmp_pa
     registered.write_text(SCRIPT_ONLY.replace('if __name__ == "__main__":\n    print(run(torch.ones(1)))',
                                               "try:\n    def impl(x):\n        return run(x)\nexcept ImportError:\n    impl = None"))
     assert [f.code for f in audit(registered).findings if f.code.startswith("TS")] == []
+
+
+HARNESS_SUITE = """import pytest
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy_kernel(src, dst):
+    tl.store(dst, tl.load(src))
+
+
+class Spec:
+    def __init__(self, name, init_value=None):
+        self.name, self.init_value = name, init_value
+
+
+class _Case:
+    def run(self):
+        x = self.define_tensors()[0].init_value()
+        y = torch.empty_like(x)
+        copy_kernel[(1,)](x, y)
+        return y
+
+
+class CaseA(_Case):
+    def define_tensors(self):
+        return [Spec("x", init_value=torch.randn)]
+
+
+class CaseB(_Case):
+    def define_tensors(self):
+        return [Spec("x", init_value=lambda: torch.ones(4, generator=None))]
+
+
+CASES = [CaseA]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_case(case):
+    assert case().run() is not None
+"""
+
+
+def test_a_draw_handed_to_a_harness_case_is_reached(tmp_path):
+    src = tmp_path / "test_cases.py"  # the test reaches CaseA through CASES, a draw handed over uncalled
+    src.write_text(HARNESS_SUITE)
+    findings = [f for f in audit(src).findings if f.code == "TS105"]
+    assert [(f.code, f.line) for f in findings] == [("TS105", 27)] and "torch.randn" in findings[0].message
+    src.write_text(HARNESS_SUITE.replace("    assert case().run()", "    torch.manual_seed(0)\n    assert case().run()"))
+    assert [f.code for f in audit(src).findings if f.code == "TS105"] == []  # the test seeds before the case draws
+    src.write_text(HARNESS_SUITE.replace("CASES = [CaseA]", "CASES = [CaseB]"))
+    assert [f.code for f in audit(src).findings if f.code == "TS105"] == []  # CaseB draws nothing
+
+
+def test_a_seed_in_one_of_several_same_named_methods_is_not_module_level(tmp_path):
+    src = tmp_path / "test_cases.py"  # CaseS.define_tensors seeds, CaseA's (same name, later) draws; only CaseA runs
+    src.write_text(HARNESS_SUITE.replace("class CaseA(_Case):", "class CaseS(_Case):\n    def define_tensors(self):\n"
+                                         "        torch.manual_seed(0)\n        return []\n\n\nclass CaseA(_Case):"))
+    assert [f.code for f in audit(src).findings if f.code == "TS105"] == ["TS105"]

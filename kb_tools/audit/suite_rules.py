@@ -327,25 +327,35 @@ def _runs_before_tests(fn: ast.AST) -> bool:
                                          for d in fn.decorator_list)
 
 
-def _draws_and_seeds(nodes, aliases: dict[str, str]) -> tuple[ast.Call | None, str, bool]:
+def _draws_and_seeds(nodes, aliases: dict[str, str]) -> tuple[ast.AST | None, str, bool]:
     """(the first draw by position, its qualified name, whether a seed is set) among ``nodes``.
-    A draw given its own ``generator=`` is seeded by that generator."""
+    A draw given its own ``generator=`` is seeded by that generator. A draw function handed
+    over uncalled (``init_value=torch.randn``, for a harness to call) is a draw too."""
     first, first_q, seeded = None, "", False
+    called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
     for node in nodes:
-        if not isinstance(node, ast.Call):
+        if isinstance(node, ast.Call):
+            q = qualname(node.func, aliases) or ""
+            if _is_seed(node, q):
+                seeded = True
+                continue
+            if not (q and _is_draw(q)) or any(k.arg == "generator" for k in node.keywords):
+                continue
+        elif isinstance(node, (ast.Attribute, ast.Name)) and id(node) not in called \
+                and isinstance(node.ctx, ast.Load) and _is_draw(q := qualname(node, aliases) or ""):
+            pass
+        else:
             continue
-        q = qualname(node.func, aliases) or ""
-        if _is_seed(node, q):
-            seeded = True
-        elif q and _is_draw(q) and not any(k.arg == "generator" for k in node.keywords):
-            if first is None or (node.lineno, node.col_offset) < (first.lineno, first.col_offset):
-                first, first_q = node, q
+        if first is None or (node.lineno, node.col_offset) < (first.lineno, first.col_offset):
+            first, first_q = node, q
     return first, first_q, seeded
 
 
 def _reach(test: ast.AST, functions: dict[str, ast.AST]) -> list[ast.AST]:
-    """Every node a test runs in this file: its body, the same-file functions it calls and
-    the fixtures its parameters name (a work list, so a long chain costs no recursion)."""
+    """Every node a test runs in this file: its body, the same-file functions and classes it
+    names (a class with its methods and same-file bases: a harness case the test hands to a
+    runner), the module-level values it names (a list of cases it is parametrised over) and
+    the fixtures its parameters name (a work list: a long chain costs no recursion)."""
     out, work, seen = [], [test], {test.name}
     work += [functions[a.arg] for a in test.args.args if a.arg in functions and a.arg not in seen]
     seen.update(a.arg for a in test.args.args)
@@ -366,18 +376,23 @@ def unseeded_random(ctx: FileContext) -> list[RawFinding]:
     if _conftest_seeds(Path(ctx.path).resolve().parent):
         return []
     functions = {n.name: n for n in ctx.nodes if isinstance(n, FUNCTION_DEFS)}
-    in_functions = {id(n) for f in functions.values() for n in ast.walk(f)}
+    # every function body, methods of the same name included (each harness case has its define_tensors)
+    in_functions = {id(n) for f in ctx.nodes if isinstance(f, FUNCTION_DEFS) for n in ast.walk(f)}
+    reachable = {**{t.id: n.value for n in ctx.tree.body if isinstance(n, ast.Assign) for t in n.targets
+                    if isinstance(t, ast.Name)},  # CASES = [RowCase, ColCase], parametrising a test
+                 **functions, **{n.name: n for n in ctx.tree.body if isinstance(n, ast.ClassDef)}}
     shared = [n for n in ctx.nodes if id(n) not in in_functions]
     shared += [n for f in functions.values() if _runs_before_tests(f) for n in ast.walk(f)]
     if _draws_and_seeds(shared, ctx.aliases)[2]:
         return []
     tests = collect_tests(ctx.tree, ctx.module.kernels)
     module_level = [n for n in ctx.nodes if id(n) not in in_functions]  # drawn at import, for every test
-    scopes = [module_level + _reach(t, functions) for t in tests] if tests else [ctx.nodes]
+    scopes = [module_level + _reach(t, reachable) for t in tests] if tests else [ctx.nodes]
     for nodes in scopes:
         draw, q, seeded = _draws_and_seeds(nodes, ctx.aliases)
         if draw is not None and not seeded:
-            return [RawFinding(*_pos(draw), "TS105", f"{q} draws inputs and nothing fixes a seed for this test: "
+            where = _pos(draw) if isinstance(draw, ast.Call) else (draw.lineno, draw.col_offset)
+            return [RawFinding(*where, "TS105", f"{q} draws inputs and nothing fixes a seed for this test: "
                                "a failure will not reproduce")]
     return []
 
