@@ -270,3 +270,31 @@ def test_a_seed_in_one_of_several_same_named_methods_is_not_module_level(tmp_pat
     src.write_text(HARNESS_SUITE.replace("class CaseA(_Case):", "class CaseS(_Case):\n    def define_tensors(self):\n"
                                          "        torch.manual_seed(0)\n        return []\n\n\nclass CaseA(_Case):"))
     assert [f.code for f in audit(src).findings if f.code == "TS105"] == ["TS105"]
+
+
+FIXTURE_SEEDED = """import pytest
+import torch
+from relu_wrapper import relu_wrapper
+
+
+@pytest.fixture
+def seeded():
+    torch.manual_seed(0)
+
+
+def test_relu():
+    x = torch.randn(8)
+    assert torch.equal(relu_wrapper(x), torch.relu(x))
+"""
+
+
+def test_a_seeding_fixture_counts_only_where_it_runs(tmp_path):
+    src = tmp_path / "test_relu.py"
+    src.write_text(FIXTURE_SEEDED)  # defined, never requested, not autouse: the test runs unseeded
+    assert [f.code for f in audit(src).findings] == ["TS105"]
+    for requested in (FIXTURE_SEEDED.replace("def test_relu():", "def test_relu(seeded):"),
+                      FIXTURE_SEEDED.replace("\n\ndef test_relu():", "\n\n@pytest.mark.usefixtures('seeded')\ndef test_relu():"),
+                      FIXTURE_SEEDED + "\n\npytestmark = pytest.mark.usefixtures('seeded')\n",
+                      FIXTURE_SEEDED.replace("@pytest.fixture\n", "@pytest.fixture(autouse=True)\n")):
+        src.write_text(requested)
+        assert [f.code for f in audit(src).findings] == [], requested

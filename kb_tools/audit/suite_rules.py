@@ -322,9 +322,22 @@ SETUP_NAMES = frozenset({"setUp", "setUpClass", "setup_method", "setup_class", "
 
 
 def _runs_before_tests(fn: ast.AST) -> bool:
-    """A fixture or a setup hook: pytest or unittest runs it before the tests it serves."""
-    return fn.name in SETUP_NAMES or any("fixture" in ".".join(dotted(d.func if isinstance(d, ast.Call) else d) or [])
-                                         for d in fn.decorator_list)
+    """A setup hook or an autouse fixture: pytest or unittest runs it before every test. A
+    fixture without ``autouse`` runs only for the tests that request it (``_requested``)."""
+    return fn.name in SETUP_NAMES or any(
+        isinstance(d, ast.Call) and "fixture" in ".".join(dotted(d.func) or [])
+        and any(k.arg == "autouse" and isinstance(k.value, ast.Constant) and k.value.value is True for k in d.keywords)
+        for d in fn.decorator_list)
+
+
+def _requested(test: ast.AST, owner: ast.ClassDef | None, tree: ast.Module) -> set[str]:
+    """Fixtures a test requests by ``usefixtures``: on itself, on its class, or in the module's
+    ``pytestmark`` (its parameters are followed by ``_reach``)."""
+    marks = [*test.decorator_list, *(owner.decorator_list if owner else [])]
+    marks += [n.value for n in tree.body if isinstance(n, ast.Assign)
+              and any(isinstance(x, ast.Name) and x.id == "pytestmark" for x in n.targets)]
+    return {a.value for m in marks for c in ast.walk(m) if isinstance(c, ast.Call) and (dotted(c.func) or [""])[-1] == "usefixtures"
+            for a in c.args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
 
 
 def _draws_and_seeds(nodes, aliases: dict[str, str]) -> tuple[ast.AST | None, str, bool]:
@@ -382,12 +395,15 @@ def unseeded_random(ctx: FileContext) -> list[RawFinding]:
                     if isinstance(t, ast.Name)},  # CASES = [RowCase, ColCase], parametrising a test
                  **functions, **{n.name: n for n in ctx.tree.body if isinstance(n, ast.ClassDef)}}
     shared = [n for n in ctx.nodes if id(n) not in in_functions]
-    shared += [n for f in functions.values() if _runs_before_tests(f) for n in ast.walk(f)]
+    shared += [n for f in ctx.nodes if isinstance(f, FUNCTION_DEFS) and _runs_before_tests(f) for n in ast.walk(f)]
     if _draws_and_seeds(shared, ctx.aliases)[2]:
         return []
     tests = collect_tests(ctx.tree, ctx.module.kernels)
+    owners = {id(m): c for c in ctx.tree.body if isinstance(c, ast.ClassDef) for m in c.body}
     module_level = [n for n in ctx.nodes if id(n) not in in_functions]  # drawn at import, for every test
-    scopes = [module_level + _reach(t, reachable) for t in tests] if tests else [ctx.nodes]
+    scopes = [module_level + _reach(t, reachable)
+              + [n for name in _requested(t, owners.get(id(t)), ctx.tree) if name in functions for n in ast.walk(functions[name])]
+              for t in tests] if tests else [ctx.nodes]
     for nodes in scopes:
         draw, q, seeded = _draws_and_seeds(nodes, ctx.aliases)
         if draw is not None and not seeded:
