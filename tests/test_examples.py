@@ -98,3 +98,12 @@ def test_verify_catches_a_claim_at_a_missing_symbol(kbt, example_copy):
     assert result.code == 1
     assert "US046" in result.err and "softmax_fp32_accumulate" in result.err
     assert "PASS" not in result.out
+
+
+def test_worked_example_is_clean_under_every_audit_family(kbt):
+    """The example is what a newcomer copies: no wrapper, golden, test or kernel finding,
+    warnings included."""
+    result = kbt("audit", EXAMPLE, "--format", "json")
+    report = json.loads(result.out)
+    assert report["findings"] == [], report["findings"]
+    assert [w["name"] for w in report["wrappers"]] == ["softmax_wrapper"]
