@@ -17,7 +17,6 @@ from __future__ import annotations
 import ast
 import itertools
 from functools import lru_cache
-from pathlib import Path
 
 from kb_tools import vocabulary as V
 from kb_tools.audit.casts import cast_target, dtype_name
