@@ -103,13 +103,15 @@ def binary_equal(a, g) -> bool:
 
 
 def _ratio(num, den, floor) -> float:
-    if np.isnan(num) or np.isnan(den):
+    """DUT error over third-party error as TTK's cross_check divides them: NaN on either side is the
+    worst ratio; two exact legs, or two overflowed ones, agree (1); otherwise the third party's error
+    is raised to ``floor`` first, which also makes an overflowed DUT over a finite one inf."""
+    pair = np.array([num, den])  # in the working precision the errors were measured in
+    if np.isnan(pair).any():
         return np.inf
-    if np.isinf(num):
-        return 1.0 if np.isinf(den) else np.inf
-    if num == 0 and den == 0:
+    if not pair.any() or np.isinf(pair).all():
         return 1.0
-    return float(num / max(den, floor))
+    return float(pair[0] / np.maximum(pair[1], floor))
 
 
 @_empty_passes
