@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from kb_tools.numerics import chunks, criteria, metrics
+from kb_tools.numerics import cross_check as cross_check_module
 from kb_tools.numerics import tolerances as tol
 
 NAN, INF = float("nan"), float("inf")
@@ -104,6 +105,12 @@ def _verdicts(a, g, tp):
             for name in ("mix_tolerance", "close", "stat_rel_err", "cross_check")}
 
 
+def _always_masked(monkeypatch, module, name):
+    """Make a criterion's pass take TTK's NaN/inf masks even on finite data."""
+    fast_or_masked = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *args, masked: fast_or_masked(*args, masked=True))
+
+
 @pytest.mark.parametrize("with_specials", [False, True])
 def test_criteria_chunked_and_masked_paths_equal_one_pass(monkeypatch, with_specials):
     gen = torch.Generator().manual_seed(4)
@@ -115,7 +122,9 @@ def test_criteria_chunked_and_masked_paths_equal_one_pass(monkeypatch, with_spec
     whole = _verdicts(a, g.float(), tp)
     monkeypatch.setattr(chunks, "CPU_CHUNK", 37)
     chunked = _verdicts(a, g.float(), tp)
-    monkeypatch.setattr(chunks, "all_finite", lambda *args: False)
+    for module, name in ((criteria, "_mix_pass"), (criteria, "_close_pass"), (criteria, "_stat_pass"),
+                         (cross_check_module, "_cross_pass")):
+        _always_masked(monkeypatch, module, name)
     masked = _verdicts(a, g.float(), tp)
     for name, verdict in whole.items():
         for other in (chunked[name], masked[name]):
