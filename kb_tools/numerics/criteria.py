@@ -19,6 +19,20 @@ from kb_tools.numerics.cross_check import cross_check
 from kb_tools.numerics.verdict import Verdict, dtype_name, empty, finish
 
 
+def _finite_and_agreeing(torch, a, g):
+    """TTK's masks: (both finite, a non-finite pair that matches — NaN with NaN, an infinity with itself)."""
+    both = torch.isfinite(a) & torch.isfinite(g)
+    same = (torch.isnan(a) & torch.isnan(g)) | (torch.isinf(a) & (a == g))
+    return both, same
+
+
+def _fast_or_masked(one_pass, *args):
+    """``one_pass`` assuming finite data, redone with TTK's masks when its maximum (the last result)
+    is not finite: a NaN/inf somewhere, or a difference that overflowed."""
+    result = one_pass(*args, masked=False)
+    return result if math.isfinite(result[-1]) else one_pass(*args, masked=True)
+
+
 # ---- mix_tolerance ------------------------------------------------------------------------------
 
 def _mix_pass(torch, a, g, row, work, masked: bool):
@@ -31,8 +45,7 @@ def _mix_pass(torch, a, g, row, work, masked: bool):
         if not masked:
             totals.add(within.sum().reshape(1), err.amax().reshape(1))  # no NaN/inf: no mismatch to count
             continue
-        both = torch.isfinite(af) & torch.isfinite(gf)
-        same = (torch.isnan(af) & torch.isnan(gf)) | (torch.isinf(af) & (af == gf))
+        both, same = _finite_and_agreeing(torch, af, gf)
         totals.add(torch.stack([(same | (both & within)).sum(), (~both & ~same).sum()]),
                    err.masked_fill_(~both, 0).amax().reshape(1))
     return int(totals.sums[0]), int(totals.sums[1]), totals.maxes[0]
@@ -52,10 +65,7 @@ def mix_tolerance(dut, golden, dtype: str | None = None) -> Verdict:
     n = a.numel()
     if n == 0:
         return empty("mix_tolerance", dtype, notes)
-    work = chunks.work_dtype(torch, a, g)
-    matched, mismatched, max_err = _mix_pass(torch, a, g, row, work, masked=False)
-    if not math.isfinite(max_err):  # a NaN/inf somewhere (or an overflowing difference): TTK's masks
-        matched, mismatched, max_err = _mix_pass(torch, a, g, row, work, masked=True)
+    matched, mismatched, max_err = _fast_or_masked(_mix_pass, torch, a, g, row, chunks.work_dtype(torch, a, g))
     max_err = math.inf if mismatched else max_err
     ratio = matched / n
     v = Verdict("mix_tolerance", dtype, True, notes=notes, metrics={
@@ -162,8 +172,7 @@ def _stat_pass(torch, a, g, work, masked: bool):
         af, gf = a[lo:hi].to(work), g[lo:hi].to(work)
         rel = (af - gf).abs_().div_(gf.abs().add_(tol.REL_EPS))
         if masked:
-            both = torch.isfinite(af) & torch.isfinite(gf)
-            same = (torch.isnan(af) & torch.isnan(gf)) | (torch.isinf(af) & (af == gf))
+            both, same = _finite_and_agreeing(torch, af, gf)
             rel.masked_fill_(~both, 0)
             totals.add(torch.stack([rel.sum().double(), both.sum().double(), (~both & ~same).sum().double()]),
                        rel.amax().reshape(1))
@@ -186,10 +195,7 @@ def stat_rel_err(dut, golden, dtype: str | None = None) -> Verdict:
     n = a.numel()
     if n == 0:
         return empty("stat_rel_err", dtype, notes)
-    work = chunks.work_dtype(torch, a, g)
-    total, n_finite, mismatched, mare = _stat_pass(torch, a, g, work, masked=False)
-    if not math.isfinite(mare):  # a NaN/inf somewhere (or an overflowing error): TTK's masks
-        total, n_finite, mismatched, mare = _stat_pass(torch, a, g, work, masked=True)
+    total, n_finite, mismatched, mare = _fast_or_masked(_stat_pass, torch, a, g, chunks.work_dtype(torch, a, g))
     v = Verdict("stat_rel_err", dtype, True, notes=notes, metrics={"threshold": th, "mere": None, "mare": None})
     if mismatched:
         v.reasons.append(f"NaN/inf mismatch at {int(mismatched)} of {n} elements (MERE and MARE not computed)")
