@@ -4,7 +4,6 @@ that names the line of the offending key (via yamlio.LineDict) or of the JSON va
 from __future__ import annotations
 
 from kb_tools.diagnostics import Diagnostic
-from kb_tools.yamlio import line_at
 
 # A file that breaks the schema everywhere (a megabyte of empty records) would otherwise
 # print a million lines; the first few name what to fix.
@@ -55,6 +54,8 @@ def schema_diagnostics(data, schema: dict, path, code: str, *, line_of=None, ski
     and a line saying more were left out. ``skip(error)`` drops errors a caller reports
     in its own words (one line per problem, not two)."""
     from jsonschema import Draft202012Validator  # imported on use: keeps start-up short
+
+    from kb_tools.yamlio import line_at  # on use too: `kbt usage` imports this module, never YAML
 
     validator = Draft202012Validator(schema)
     diags = set()

@@ -168,6 +168,7 @@ def test_broken_spec_is_reported_every_time(cache, tmp_path):
     ["route", "aclnnInplaceCopy failed, error code is 561103"],
     ["route", "decide-host-work"],
     ["select", "ops/softmax.yaml", "-o", "{out}"],
+    ["usage", "ops/softmax.yaml", "-o", "{out}"],
 ])
 def test_warm_start_imports_no_heavy_module(cache, tmp_path, argv):
     """The start-up budget, counted instead of timed: with the cache warm, these commands
