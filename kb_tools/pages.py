@@ -16,7 +16,7 @@ from pathlib import Path
 from kb_tools import vocabulary as V
 from kb_tools.diagnostics import Diagnostic, KbError, KbErrors
 from kb_tools.pagefiles import page_files
-from kb_tools.textfile import read_text
+from kb_tools.textfile import read_text_and_bytes
 
 KEBAB = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 BODY_SECTIONS = ("Rule", "Trigger", "Why", "Do / Don't", "How it is checked", "Pitfalls")
@@ -138,7 +138,7 @@ def parse_page(path: Path, kb_dir: Path) -> Page:
     from kb_tools.yamlio import load_yaml
 
     path = Path(path)
-    text = read_text(path, code_prefix="PG")
+    text, raw = read_text_and_bytes(path, code_prefix="PG")
     front, body, body_line = split_front_matter(text, path)
     data = load_yaml(front, path, line_offset=1, code="PG003")
     if not isinstance(data, dict):
@@ -183,7 +183,7 @@ def parse_page(path: Path, kb_dir: Path) -> Page:
         related=tuple(data.get("related", ())),
         path=path,
         rel_path=path.relative_to(kb_dir).as_posix(),
-        sha256="sha256:" + hashlib.sha256(path.read_bytes()).hexdigest(),
+        sha256="sha256:" + hashlib.sha256(raw).hexdigest(),
         body=body,
         body_line=body_line,
         lines=dict(data.lines),

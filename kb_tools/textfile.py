@@ -29,6 +29,12 @@ def _stat(path: Path, code_prefix: str) -> os.stat_result:
 
 def read_text(path: Path, *, code_prefix: str = "IO", limit: int = MAX_TEXT_BYTES) -> str:
     """Return the file's text, or raise a KbError (exit 2) saying why it cannot be read."""
+    return read_text_and_bytes(path, code_prefix=code_prefix, limit=limit)[0]
+
+
+def read_text_and_bytes(path: Path, *, code_prefix: str = "IO", limit: int = MAX_TEXT_BYTES) -> tuple[str, bytes]:
+    """``read_text`` with the bytes the text came from, for a caller that hashes the file:
+    one read, so the hash is always of the text that was parsed."""
     path = Path(path)
     status = _stat(path, code_prefix)
     if stat.S_ISDIR(status.st_mode):
@@ -51,4 +57,4 @@ def read_text(path: Path, *, code_prefix: str = "IO", limit: int = MAX_TEXT_BYTE
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         fail(path, line, f"{code_prefix}006", f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})", EXIT_USAGE)
-    return text.removeprefix("\ufeff")
+    return text.removeprefix("\ufeff"), data
