@@ -26,7 +26,9 @@ FORMAT = 1
 # Columns of the FTS table, each with its BM25 weight: a word in a title or in a glossary
 # entry for the page says more about the page than the same word somewhere in its body.
 COLUMNS = {"title": 4.0, "trigger": 2.0, "rules": 1.5, "body": 1.0, "terms": 3.0, "tasks": 2.5}
-_CODE = ("search/index.py", "search/tokens.py", "pages.py", "router.py", "glossary.py", "pagecache.py", "vocabulary.py", "yamlio.py")
+# the index's own code and all that decides which pages load and what they hold (pagecache's list)
+_CODE = ("search/index.py", "search/tokens.py", "pages.py", "router.py", "glossary.py", "pagecache.py", "vocabulary.py",
+         "yamlio.py", "schema_check.py", "textfile.py")
 _SCHEMA = f"""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE pages(n INTEGER PRIMARY KEY, id TEXT UNIQUE, path TEXT, title TEXT, tasks TEXT);
