@@ -53,8 +53,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-
-
 def _skip_slow_optional_imports() -> None:
     """jsonschema imports every optional format library it finds; rfc3987_syntax (pulled in by
     JupyterLab, see `make lab`) compiles a grammar on import, about 1.7 s here. No opkb schema

@@ -93,7 +93,7 @@ def number_drift(page, seed_texts: dict[str, str]) -> list[Diagnostic]:
                                     f"{number} is in none of the seeds this page cites; correct it or list it in drift-exceptions"))
     for key in sorted(allowed - seen):
         diags.append(Diagnostic(shown, page.body_line, "DR011", f"drift exception {key} no longer appears on the page"))
-    for key in sorted((allowed & seen) & {k for k in allowed if k in cited}):
+    for key in sorted(k for k in allowed & seen if k in cited):
         diags.append(Diagnostic(shown, page.body_line, "DR012", f"drift exception {key} is in a cited seed after all; drop the exception"))
     return diags
 
