@@ -53,7 +53,8 @@ def _cell(text) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ") if text not in (None, "") else "—"
 
 
-def _claims(usage: dict | None) -> dict[tuple[str, str], dict]:
+def claims_of(usage: dict | None) -> dict[tuple[str, str], dict]:
+    """The coder's KB_USAGE records keyed by (page, invariant id); anything not a record is skipped."""
     claims = {}
     for record in (usage or {}).get("invariants", []) if isinstance(usage, dict) else []:
         if isinstance(record, dict) and record.get("invariant_id"):
@@ -61,11 +62,43 @@ def _claims(usage: dict | None) -> dict[tuple[str, str], dict]:
     return claims
 
 
-def _audit_by_code(audit) -> dict[str, list]:
-    found: dict[str, list] = {}
-    for f in getattr(audit, "findings", []) if audit else []:
-        found.setdefault(f.code, []).append(f)
+def implementation(record: dict | None) -> dict:
+    impl = (record or {}).get("implementation")
+    return impl if isinstance(impl, dict) else {}
+
+
+def lines_by_code(findings) -> dict[str, list[int]]:
+    found: dict[str, list[int]] = {}
+    for f in findings:
+        found.setdefault(f.code, []).append(f.line)
     return found
+
+
+@dataclass(frozen=True)
+class InvariantClaim:
+    """One invariant of a selected page beside the coder's claim and, for a static one, the audit."""
+
+    invariant: object  # kb_tools.pages Invariant
+    status: str  # the claimed status, "open" when there is no claim
+    file: str | None  # where the coder says it is implemented (with symbol), or None
+    symbol: str | None
+    justification: str | None
+    audit_lines: list[int] | None  # lines where the audit broke a static invariant; None: not audited or not static
+
+
+def invariant_claims(page, claims: dict, findings_lines: dict[str, list[int]] | None) -> list[InvariantClaim]:
+    """Each invariant of ``page`` with its claim; ``findings_lines`` is None when nothing was audited.
+    The Markdown review and the review notebook both read their invariant tables from here."""
+    rows = []
+    for inv in page.invariants:
+        record = claims.get((page.rel_path, inv.id))
+        impl = implementation(record)
+        located = bool(impl.get("file") and impl.get("symbol"))
+        audited = inv.check == "static" and findings_lines is not None
+        rows.append(InvariantClaim(inv, impl.get("status") or "open", impl["file"] if located else None,
+                                   impl["symbol"] if located else None, (record or {}).get("justification"),
+                                   findings_lines.get(inv.rule, []) if audited else None))
+    return rows
 
 
 def _facts(spec: OpSpec) -> list[str]:
@@ -96,9 +129,9 @@ def _tolerance(spec: OpSpec) -> list[str]:
     return out
 
 
-def _reference(inputs: ReviewInputs, verdict: Verdict, claims, by_code) -> list[str]:
+def page_intro(verdict: Verdict, link: str) -> list[str]:
+    """A selected page's heading, link, reason, trigger and notebooks (both reviews open a page so)."""
     page = verdict.page
-    link = _link(inputs, page)
     out = [f"### {page.title}", "", f"[`{page.rel_path}`]({link}) — {page.kind}, area {page.area}", "",
            f"**Why it applies:** {verdict.reason}", ""]
     if page.trigger not in verdict.reason:
@@ -106,32 +139,48 @@ def _reference(inputs: ReviewInputs, verdict: Verdict, claims, by_code) -> list[
     if page.demonstrated_by:
         nbs = ", ".join(f"`{nb}`" for nb in page.demonstrated_by)
         out += [f"**Demonstrated by:** {nbs}", ""]
+    return out
+
+
+def _audit_cell(row: InvariantClaim) -> str:
+    if row.audit_lines:
+        return f"**FAIL** {len(row.audit_lines)}: " + ", ".join(f"line {n}" for n in row.audit_lines)
+    if row.invariant.check != "static":
+        return "—"
+    return "clean" if row.audit_lines is not None else "not audited"
+
+
+def _reference(inputs: ReviewInputs, verdict: Verdict, claims, findings_lines) -> list[str]:
+    out = page_intro(verdict, _link(inputs, verdict.page))
     out += ["| invariant | check | claim | location | justification | audit |", "|---|---|---|---|---|---|"]
-    for inv in page.invariants:
-        record = claims.get((page.rel_path, inv.id))
-        impl = (record or {}).get("implementation") or {}
-        status = impl.get("status") or "open"
-        location = f"`{impl['file']}` : `{impl['symbol']}`" if impl.get("file") and impl.get("symbol") else "—"
+    for row in invariant_claims(verdict.page, claims, findings_lines):
+        inv = row.invariant
+        location = f"`{row.file}` : `{row.symbol}`" if row.file else "—"
         check = f"{inv.check} ({inv.rule})" if inv.rule else inv.check
-        if inv.check == "static" and inputs.audit is not None:
-            hits = by_code.get(inv.rule, [])
-            audit = f"**FAIL** {len(hits)}: " + ", ".join(f"line {f.line}" for f in hits) if hits else "clean"
-        elif inv.check == "static":
-            audit = "not audited"
-        else:
-            audit = "—"
         text = f"`{inv.id}`: {inv.text}"
-        out.append(f"| {_cell(text)} | {check} | {status} | {location} | {_cell((record or {}).get('justification'))} | {audit} |")
+        out.append(f"| {_cell(text)} | {check} | {row.status} | {location} | {_cell(row.justification)} | "
+                   f"{_audit_cell(row)} |")
     return out + [""]
+
+
+def checklist(spec: OpSpec, selection: Selection, evidence: str) -> list[str]:
+    """The reviewer's items; ``evidence`` is the item that says which checks must pass."""
+    uncovered = spec.uncovered_dtypes()
+    items = [f"every registered dtype declares a criterion{' (missing: ' + ', '.join(uncovered) + ')' if uncovered else ''}",
+             evidence]
+    items += [f"{v.page.title} — every invariant implemented, or deviated / not applicable with a justification I accept"
+              for v in selection.references]
+    items.append("the demonstrating notebooks were run on every backend the operator ships on")
+    return [f"- [ ] {item}" for item in items]
 
 
 def render_review(inputs: ReviewInputs) -> str:
     spec, sel = inputs.spec, inputs.selection
-    claims = _claims(inputs.usage)
-    by_code = _audit_by_code(inputs.audit)
-    invariants = [(v.page, inv) for v in sel.references for inv in v.page.invariants]
-    statuses = Counter(((claims.get((p.rel_path, i.id)) or {}).get("implementation") or {}).get("status") or "open"
-                       for p, i in invariants)
+    claims = claims_of(inputs.usage)
+    # the Markdown review marks an invariant broken by unsuppressed findings only
+    findings_lines = lines_by_code(inputs.audit.findings) if inputs.audit is not None else None
+    invariants = [row for v in sel.references for row in invariant_claims(v.page, claims, None)]
+    statuses = Counter(row.status for row in invariants)
     n_findings = len(getattr(inputs.audit, "findings", []) or [])
     lines = [f"# Design review: {spec.op}", "",
              f"{len(sel.constraints)} required constraints, {len(sel.patterns)} patterns, "
@@ -151,12 +200,12 @@ def render_review(inputs: ReviewInputs) -> str:
         lines.append("")
     lines += ["## Required constraints", ""]
     for verdict in sel.constraints:
-        lines += _reference(inputs, verdict, claims, by_code)
+        lines += _reference(inputs, verdict, claims, findings_lines)
     lines += ["## Optional patterns", ""]
     if not sel.patterns:
         lines += ["No pattern applies (`no_matching_pattern`); the constraints above still do.", ""]
     for verdict in sel.patterns:
-        lines += _reference(inputs, verdict, claims, by_code)
+        lines += _reference(inputs, verdict, claims, findings_lines)
     if sel.playbooks:
         lines += ["## Playbooks to read", ""]
         lines += [f"- [{v.page.title}]({_link(inputs, v.page)}) — {v.reason}" for v in sel.playbooks]
@@ -164,12 +213,7 @@ def render_review(inputs: ReviewInputs) -> str:
     lines += ["## Pages that do not apply", "", "| page | why not |", "|---|---|"]
     lines += [f"| [`{v.page.rel_path}`]({_link(inputs, v.page)}) | {_cell(v.reason)} |" for v in sel.excluded]
     lines += ["", "## Reviewer checklist", ""]
-    uncovered = spec.uncovered_dtypes()
-    lines.append(f"- [ ] every registered dtype declares a criterion{'' if not uncovered else ' (missing: ' + ', '.join(uncovered) + ')'}")
-    lines.append("- [ ] the wrapper audit is clean and `kbt verify` passes")
-    for verdict in sel.references:
-        lines.append(f"- [ ] {verdict.page.title} — every invariant implemented, or deviated / not applicable with a justification I accept")
-    lines.append("- [ ] the demonstrating notebooks were run on every backend the operator ships on")
+    lines += checklist(spec, sel, "the wrapper audit is clean and `kbt verify` passes")
     return "\n".join(lines) + "\n"
 
 

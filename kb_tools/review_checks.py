@@ -133,25 +133,20 @@ class ReviewSession:
 
     def page_table(self, rel_path: str):
         """One selected page's invariants with the coder's claim and, for static ones, the audit."""
-        page = self.kb.by_path(rel_path)
-        claims = {(r.get("reference"), r.get("invariant_id")): r for r in (self.usage or {}).get("invariants", [])
-                  if isinstance(r, dict)}
-        by_code = {}
-        for f in self._audit_findings():
-            by_code.setdefault(f.code, []).append(f.line)
+        from kb_tools.review import claims_of, invariant_claims, lines_by_code
+
+        # suppressed findings count here: they still fail `kbt verify`
+        findings_lines = lines_by_code(self._audit_findings()) if self._audit[0] is not None else None
         rows = []
-        for inv in page.invariants:
-            record = claims.get((rel_path, inv.id)) or {}
-            impl = _implementation(record)
+        for row in invariant_claims(self.kb.by_path(rel_path), claims_of(self.usage), findings_lines):
+            inv = row.invariant
             audit = "—"
             if inv.check == "static":
-                lines = by_code.get(inv.rule)
-                audit = f"FAIL at line {', '.join(map(str, lines))}" if lines else (
-                    "clean" if self._audit[0] is not None else "not audited")
+                audit = (f"FAIL at line {', '.join(map(str, row.audit_lines))}" if row.audit_lines else
+                         "clean" if row.audit_lines is not None else "not audited")
             rows.append({"invariant": inv.id, "text": inv.text, "check": f"{inv.check} {inv.rule or ''}".strip(),
-                         "claim": impl.get("status") or "open",
-                         "location": f"{impl['file']} : {impl['symbol']}" if impl.get("file") and impl.get("symbol") else "—",
-                         "justification": record.get("justification") or "—", "audit": audit})
+                         "claim": row.status, "location": f"{row.file} : {row.symbol}" if row.file else "—",
+                         "justification": row.justification or "—", "audit": audit})
         return _frame(rows)
 
     def excluded_table(self):
@@ -197,6 +192,7 @@ class ReviewSession:
     def claims(self) -> Check:
         """``kbt verify``: the claims against the contract, the selection beside them and the audit."""
         from kb_tools.audit.verify import verify
+        from kb_tools.review import implementation
 
         if self.usage is None:
             return self._record(Check("claims", "MISSING", self.usage_problem))
@@ -205,7 +201,7 @@ class ReviewSession:
         except (KbError, KbErrors) as exc:
             return self._record(Check("claims", "MISSING", str(exc).splitlines()[0]))
         records = [r for r in self.usage.get("invariants", []) if isinstance(r, dict)]
-        statuses = Counter(_implementation(r).get("status") or "open" for r in records)
+        statuses = Counter(implementation(r).get("status") or "open" for r in records)
         counted = ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
         errors = [d for d in diags if d.severity == "error"]
         table = _frame([{"where": f"{d.path}:{d.line or ''}", "code": d.code, "message": d.message, "severity": d.severity}
@@ -289,11 +285,6 @@ class ReviewSession:
     def summary(self) -> str:
         counts = {s: sum(c.status == s for c in self.results) for s in ("PASS", "FAIL", "MISSING")}
         return f"{len(self.results)} checks: " + ", ".join(f"{n} {s}" for s, n in counts.items())
-
-
-def _implementation(record: dict) -> dict:
-    impl = record.get("implementation")
-    return impl if isinstance(impl, dict) else {}
 
 
 def _legs(criterion: str) -> tuple[str, ...]:

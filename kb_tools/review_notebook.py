@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from kb_tools.review import checklist, page_intro
 from kb_tools.review_checks import VERDICT_LINE, has_memory_checks
 
 
@@ -36,25 +37,12 @@ def _rel(path: Path, where: Path) -> str:
 
 
 def _page_markdown(plan: ReviewPlan, verdict) -> str:
-    page = verdict.page
-    lines = [f"### {page.title}", "", f"[`{page.rel_path}`]({plan.link_base}{page.rel_path}) — {page.kind}, area {page.area}",
-             "", f"**Why it applies:** {verdict.reason}", ""]
-    if page.trigger not in verdict.reason:
-        lines += [f"**Trigger:** {page.trigger}", ""]
-    if page.demonstrated_by:
-        lines.append("**Demonstrated by:** " + ", ".join(f"`{nb}`" for nb in page.demonstrated_by))
-    return "\n".join(lines).rstrip()
+    return "\n".join(page_intro(verdict, f"{plan.link_base}{verdict.page.rel_path}")).rstrip()
 
 
 def _checklist(plan: ReviewPlan) -> str:
-    spec, sel = plan.spec, plan.selection
-    uncovered = spec.uncovered_dtypes()
-    items = [f"every registered dtype declares a criterion{' (missing: ' + ', '.join(uncovered) + ')' if uncovered else ''}",
-             "every check above prints PASS (the wrapper audit, the claims, each comparison)"]
-    items += [f"{v.page.title} — every invariant implemented, or deviated / not applicable with a justification I accept"
-              for v in sel.references]
-    items.append("the demonstrating notebooks were run on every backend the operator ships on")
-    return "## Reviewer checklist\n\n" + "\n".join(f"- [ ] {item}" for item in items)
+    items = checklist(plan.spec, plan.selection, "every check above prints PASS (the wrapper audit, the claims, each comparison)")
+    return "## Reviewer checklist\n\n" + "\n".join(items)
 
 
 def build_notebook(plan: ReviewPlan, where: Path):
