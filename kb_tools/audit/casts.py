@@ -12,10 +12,9 @@ import ast
 from kb_tools import vocabulary as V
 from kb_tools.audit.names import dotted
 
-# Spellings the kernel frameworks use that torch does not (PyPTO-Pro's DT_*-style names).
-FRAMEWORK_DTYPES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
-                    "int8": "int8", "uint8": "uint8", "int16": "int16", "int32": "int32", "int64": "int64",
-                    "float": "float32", "half": "float16", "double": "float64"}
+# Lower-cased spellings the kernel frameworks use (PyPTO-Pro's ``DT_FP16``, ``DT_INT32``): the
+# vocabulary's aliases and the integer names.
+FRAMEWORK_DTYPES = {**V.DTYPE_ALIASES, **{d: d for d in V.INTEGER_DTYPES}}
 # Methods that cast to a fixed dtype.
 FIXED_CASTS = {"half": "float16", "float": "float32", "double": "float64", "bfloat16": "bfloat16",
                "int": "int32", "long": "int64", "short": "int16", "char": "int8", "byte": "uint8"}

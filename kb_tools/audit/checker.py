@@ -43,6 +43,15 @@ def _method_pos(func: ast.Attribute) -> tuple[int, int]:
     return func.end_lineno, max(func.end_col_offset - len(func.attr), 0)
 
 
+def call_pos(call: ast.Call) -> tuple[int, int]:
+    """Where a finding on a call sits: at the method's name when ``x.to`` fits on one line,
+    else at the call itself."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.end_lineno == func.lineno:
+        return _method_pos(func)
+    return call.lineno, call.col_offset
+
+
 def _launch(counts: frozenset) -> frozenset:
     return frozenset(min(max(c, 0) + 1, 2) for c in counts)
 

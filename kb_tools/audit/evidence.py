@@ -39,8 +39,8 @@ def tensor_evidence(fn, launchers: set[str], aliases: dict[str, str]) -> set[str
             func = node.func
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in tb.TENSOR_ONLY_METHODS:
                 names.add(func.value.id)
-            elif torch_name(qualname(func, aliases)) and node.args:
-                if torch_name(qualname(func, aliases)) not in tb.TORCH_CONSTRUCTORS:
+            elif (torch_func := torch_name(qualname(func, aliases))) and node.args:
+                if torch_func not in tb.TORCH_CONSTRUCTORS:
                     first = node.args[0]
                     elts = first.elts if isinstance(first, (ast.List, ast.Tuple)) else [first]
                     names.update(e.id for e in elts if isinstance(e, ast.Name))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from kb_tools.audit.module import FUNCTION_DEFS, ModuleInfo
@@ -43,9 +43,15 @@ class FileContext:
                 bind_import(node, aliases)
         return cls(path, tree, module, spec, aliases, nodes)
 
-    @property
+    @cached_property
     def functions(self) -> list[ast.FunctionDef]:
         return [n for n in self.nodes if isinstance(n, FUNCTION_DEFS)]
+
+    @property
+    def wrapper_stem(self) -> str | None:
+        """The module name of the wrapper file the spec names (``ops/wrappers/softmax_wrapper.py``
+        -> ``softmax_wrapper``), None without one."""
+        return self.spec.wrapper.rsplit("/", 1)[-1].removesuffix(".py") if self.spec and self.spec.wrapper else None
 
 
 def op_candidates(path: Path) -> list[str]:

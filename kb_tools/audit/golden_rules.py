@@ -24,8 +24,9 @@ from pathlib import Path
 
 from kb_tools import vocabulary as V
 from kb_tools.audit.casts import WIDTH, cast_target, dtype_name, is_float, is_int
-from kb_tools.audit.checker import RawFinding
+from kb_tools.audit.checker import RawFinding, call_pos
 from kb_tools.audit.family_context import FileContext
+from kb_tools.audit.module import FUNCTION_DEFS
 from kb_tools.audit.names import dotted, qualname
 from kb_tools.audit.roles import KERNEL_FRAMEWORKS
 from kb_tools.audit.tables import TORCH_CONSTRUCTORS
@@ -35,7 +36,7 @@ DIVISION_FUNCS = frozenset({"floor_divide", "remainder", "fmod", "floordiv", "fl
 ROUNDED_DIVS = frozenset({"div", "divide"})  # division only with rounding_mode=
 TENSOR_MODULES = ("torch", "numpy", "tensorflow")
 MAX_LOCAL_MODULE_BYTES = 2_000_000  # a local module read for kernels: a bounded prefix
-FRAMEWORK_IMPORT = re.compile(r"^\s*(?:import|from)\s+(?:pypto|pypto_pro|triton|tilelang)\b", re.M)
+FRAMEWORK_IMPORT = re.compile(rf"^\s*(?:import|from)\s+(?:{'|'.join(KERNEL_FRAMEWORKS)})\b", re.M)
 JIT_DECORATOR = re.compile(r"^\s*@\s*[\w.]*\bjit\b", re.M)
 NOT_TENSOR_RESULTS = frozenset({"item", "tolist", "numel", "size", "dim", "iinfo", "finfo", "prod", "Size"})
 
@@ -88,7 +89,7 @@ def _local_implementation(node: ast.AST, here: Path) -> str | None:
 
 
 def imports_implementation(ctx: FileContext) -> list[RawFinding]:
-    spec_stem = ctx.spec.wrapper.rsplit("/", 1)[-1].removesuffix(".py") if ctx.spec and ctx.spec.wrapper else None
+    spec_stem = ctx.wrapper_stem
     here = Path(ctx.path).resolve()
     out = []
     for node in ctx.nodes:
@@ -117,18 +118,11 @@ def _literal_casts(ctx: FileContext):
                 yield node, cast[0]
 
 
-def _pos(call: ast.Call) -> tuple[int, int]:
-    func = call.func
-    if isinstance(func, ast.Attribute) and func.end_lineno == func.lineno:
-        return func.end_lineno, func.end_col_offset - len(func.attr)
-    return call.lineno, call.col_offset
-
-
 def three_party_casts(ctx: FileContext) -> list[RawFinding]:
     spec = ctx.spec
     if spec is None or not any(spec.criteria.get(d) == "cross_check" for d in spec.dtypes if is_float(d)):
         return []
-    return [RawFinding(*_pos(call), "GD102", f"casts to {dtype} in the golden of a three-party case (cross_check): "
+    return [RawFinding(*call_pos(call), "GD102", f"casts to {dtype} in the golden of a three-party case (cross_check): "
                        "Promote already raised the floats; a cast collapses the dual reference")
             for call, dtype in _literal_casts(ctx) if is_float(dtype)]
 
@@ -143,7 +137,7 @@ def narrower_than_widening(ctx: FileContext) -> list[RawFinding]:
         same_kind = [w for w in spec.widening.values() if (is_float(w) and is_float(dtype)) or (is_int(w) and is_int(dtype))]
         if dtype in allowed or not same_kind or WIDTH[dtype] >= max(WIDTH[w] for w in same_kind):
             continue
-        out.append(RawFinding(*_pos(call), "GD103", f"casts to {dtype}, which {spec.op} neither declares nor widens to; "
+        out.append(RawFinding(*call_pos(call), "GD103", f"casts to {dtype}, which {spec.op} neither declares nor widens to; "
                               f"the DUT computes in {max(same_kind, key=WIDTH.get)}"))
     return out
 
@@ -221,7 +215,7 @@ def unguarded_division(ctx: FileContext) -> list[RawFinding]:
         return []
     out = []
     for fn in ctx.functions:
-        inner = {id(n) for f in ast.walk(fn) if f is not fn and isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in ast.walk(f)}
+        inner = {id(n) for f in ast.walk(fn) if f is not fn and isinstance(f, FUNCTION_DEFS) for n in ast.walk(f)}
         sites = [(n, what) for n, what in _division_sites(fn, ctx.aliases) if id(n) not in inner]
         if not sites or (ctx.spec is None and not _names_integer_dtype(fn)):
             continue

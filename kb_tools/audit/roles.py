@@ -31,7 +31,7 @@ def _third_party_name(name: str) -> bool:
     return "third_party" in name.lower() and not name.startswith("_")
 
 
-def _test_name(name: str) -> bool:
+def is_test_name(name: str) -> bool:
     return name.startswith("test_") or name.endswith("_test")
 
 
@@ -39,7 +39,7 @@ def _test_function(node: ast.AST, module: ModuleInfo) -> bool:
     """A ``test_*`` or ``*_test`` function that is neither a kernel nor a golden: a ``@pl.jit
     def hc_pre_test(...)`` is device code and ``golden_rms_norm_test`` its reference, each
     named after the test kernel it serves."""
-    return _test_name(node.name) and not _golden_name(node.name) and not jit_flavour(node, module.aliases)
+    return is_test_name(node.name) and not _golden_name(node.name) and not jit_flavour(node, module.aliases)
 
 
 def _defines_kernel(tree: ast.Module, module: ModuleInfo) -> bool:
@@ -47,11 +47,12 @@ def _defines_kernel(tree: ast.Module, module: ModuleInfo) -> bool:
     return any(isinstance(n, FUNCTION_DEFS) and jit_flavour(n, module.aliases) for n in ast.walk(tree))
 
 
-def _imports_framework(module: ModuleInfo) -> bool:
-    """Whether the file imports a kernel framework at top level: one that also holds a
-    ``golden_*`` is an implementation with its reference beside it (its kernels may be built
-    in a way not recognised, such as a ``@pl.program`` class), not a standalone golden."""
-    return any(full.split(".")[0] in KERNEL_FRAMEWORKS for full in module.aliases.values())
+def imports_framework(aliases: dict[str, str]) -> bool:
+    """Whether the import aliases name a kernel framework. A file importing one at top level
+    that also holds a ``golden_*`` is an implementation with its reference beside it (its
+    kernels may be built in a way not recognised, such as a ``@pl.program`` class), not a
+    standalone golden."""
+    return any(full.split(".")[0] in KERNEL_FRAMEWORKS for full in aliases.values())
 
 
 def file_roles(path: str, tree: ast.Module, module: ModuleInfo) -> frozenset[str]:
@@ -61,12 +62,12 @@ def file_roles(path: str, tree: ast.Module, module: ModuleInfo) -> frozenset[str
     if module.kernels or module.launching:
         roles.add(IMPL)
     tops = [n for n in tree.body if isinstance(n, (*FUNCTION_DEFS, ast.ClassDef))]
-    if _test_name(stem) or any(
+    if is_test_name(stem) or any(
             (isinstance(n, ast.ClassDef) and n.name.startswith("Test")) or (not isinstance(n, ast.ClassDef) and _test_function(n, module))
             for n in tops):
         roles.add(TEST)
     if _golden_name(stem) or (not roles and any(not isinstance(n, ast.ClassDef) and _golden_name(n.name) for n in tops)
-                              and not _defines_kernel(tree, module) and not _imports_framework(module)):
+                              and not _defines_kernel(tree, module) and not imports_framework(module.aliases)):
         roles.add(GOLDEN)
     if _third_party_name(stem) or (not roles and any(not isinstance(n, ast.ClassDef) and _third_party_name(n.name) for n in tops)):
         roles.add(THIRD_PARTY)

@@ -31,11 +31,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from kb_tools.audit.casts import dtype_name
-from kb_tools.audit.checker import RawFinding
+from kb_tools.audit.checker import RawFinding, call_pos
 from kb_tools.audit.family_context import FileContext
-from kb_tools.audit.golden_rules import KERNEL_FRAMEWORKS
 from kb_tools.audit.module import FUNCTION_DEFS, launch_target
 from kb_tools.audit.names import dotted, qualname
+from kb_tools.audit.roles import imports_framework, is_test_name
 from kb_tools.numerics import tolerances as tol
 from kb_tools import vocabulary as V
 
@@ -75,7 +75,7 @@ def _targets(ctx: FileContext) -> set[str]:
     """Local names that stand for the delivered wrapper: a ``*_wrapper`` defined here (not a
     test) or imported, a name from a ``*_wrapper``/``wrappers`` module or the spec's wrapper
     module, and module-level names bound from any of these (``KERNELS = make_wrapper()``)."""
-    spec_stem = ctx.spec.wrapper.rsplit("/", 1)[-1].removesuffix(".py") if ctx.spec and ctx.spec.wrapper else None
+    spec_stem = ctx.wrapper_stem
     names = {f.name for f in ctx.module.functions if f.top and fnmatchcase(f.name, "*_wrapper") and ctx.module.launches(f.node)}
     for local, full in ctx.aliases.items():
         parts = full.split(".")
@@ -118,22 +118,17 @@ def _script_launch(ctx: FileContext) -> ast.Call | None:
     return None
 
 
-def _named_as_test(path: str) -> bool:
-    stem = Path(path).stem
-    return stem.startswith("test_") or stem.endswith("_test")
-
-
 def misses_wrapper(ctx: FileContext) -> list[RawFinding]:
     tests = collect_tests(ctx.tree, ctx.module.kernels)
     if not tests:  # a test file with no test: a test run collects nothing, so its kernel never runs there
-        launch = _script_launch(ctx) if _named_as_test(ctx.path) else None
+        launch = _script_launch(ctx) if is_test_name(Path(ctx.path).stem) else None
         return [RawFinding(launch.lineno, launch.col_offset, "TS101", "no test reaches the delivered wrapper or its "
                            "kernel: this test file holds no test function; its kernel runs only as a script")] if launch else []
     targets = _targets(ctx)
     if not targets and ctx.spec is None:
         return []  # nothing names a delivery: a test of something else (framework, utilities)
     launchers = ctx.module.launchers
-    calls = {f.name: f.node for f in ctx.module.functions if f.top}
+    calls = dict(ctx.module.helpers)
     calls.update({n.name: n for n in ctx.tree.body if isinstance(n, FUNCTION_DEFS)})
     if any(_reaches(t, targets, launchers, calls, {t.name}) for t in tests):
         return []
@@ -171,20 +166,13 @@ def _comparisons(ctx: FileContext, names=TOLERANCE_FUNCS):
                 yield node, parts[-1]
 
 
-def _pos(call: ast.Call) -> tuple[int, int]:
-    func = call.func
-    if isinstance(func, ast.Attribute) and func.end_lineno == func.lineno:
-        return func.end_lineno, func.end_col_offset - len(func.attr)
-    return call.lineno, call.col_offset
-
-
 def bare_comparisons(ctx: FileContext) -> list[RawFinding]:
     out = []
     for call, name in _comparisons(ctx, COMPARE_FUNCS):
         given = {k.arg for k in call.keywords}
         if None in given or "rtol" in given or "atol" in given or len(call.args) > 2:
             continue  # **kwargs, or tolerances given by keyword or position
-        out.append(RawFinding(*_pos(call), "TS102", f"{name} with its default tolerances: no criterion decides this comparison"))
+        out.append(RawFinding(*call_pos(call), "TS102", f"{name} with its default tolerances: no criterion decides this comparison"))
     return out
 
 
@@ -407,7 +395,7 @@ def unseeded_random(ctx: FileContext) -> list[RawFinding]:
     for nodes in scopes:
         draw, q, seeded = _draws_and_seeds(nodes, ctx.aliases)
         if draw is not None and not seeded:
-            where = _pos(draw) if isinstance(draw, ast.Call) else (draw.lineno, draw.col_offset)
+            where = call_pos(draw) if isinstance(draw, ast.Call) else (draw.lineno, draw.col_offset)
             return [RawFinding(*where, "TS105", f"{q} draws inputs and nothing fixes a seed for this test: "
                                "a failure will not reproduce")]
     return []
@@ -429,7 +417,7 @@ def operator_test(ctx: FileContext) -> bool:
     defines or launches a kernel, or imports a kernel framework. Other tests (a library's
     unit tests with mocks) are not this family's to judge."""
     return bool(ctx.spec or _targets(ctx) or ctx.module.kernels or ctx.module.launching
-                or any(full.split(".")[0] in KERNEL_FRAMEWORKS for full in ctx.aliases.values()))
+                or imports_framework(ctx.aliases))
 
 
 def check_test(ctx: FileContext) -> list[RawFinding]:

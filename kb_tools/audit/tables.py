@@ -17,7 +17,7 @@ TENSOR_ONLY_METHODS = META_METHODS | frozenset({
     "contiguous", "permute", "movedim", "moveaxis", "transpose", "half", "bfloat16", "double", "cuda", "npu",
     "type_as", "view_as", "reshape_as", "expand_as", "unsqueeze", "squeeze", "flatten", "masked_fill",
     "new_empty", "new_zeros", "new_ones", "new_full", "new_tensor", "zero_", "fill_", "numpy", "cpu",
-    "untyped_storage", "is_contiguous", "float", "long", "sum", "mean", "amax", "amin", "abs", "exp",
+    "untyped_storage", "float", "long", "sum", "mean", "amax", "amin", "abs", "exp",
     "clone", "narrow", "unbind", "tolist", "item", "softmax", "masked_select", "nonzero",
 })
 
