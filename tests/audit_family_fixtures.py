@@ -1,5 +1,6 @@
 """Shared by the golden, test and kernel family tests: each code's bad and good fixture
-(``tests/fixtures/audit_families/<spec folder>/<CODE>_{bad,good}.py``) and its expected lines."""
+(``tests/fixtures/audit_families/<spec folder>/<CODE>_{bad,good}.py``) and its expected lines.
+``expected`` reads every audit fixture's ``.expected`` file, the wrapper family's too."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ def fixture(code: str, kind: str) -> Path:
 
 
 def expected(path: Path) -> list[tuple[int, int, str]]:
+    """``line:col CODE`` per line, sorted; any other line fails the test that reads it."""
     out = []
     for line in path.read_text().splitlines():
         m = re.fullmatch(r"(\d+):(\d+) ([A-Z]{2}\d{3})", line.strip())

@@ -8,20 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from audit_family_fixtures import expected
 from kb_tools.audit import audit_path
 from kb_tools.audit.codes import RULES
 
 FIXTURES = Path(__file__).parent / "fixtures" / "audit"
 WRAPPER_CODES = sorted(c for c in RULES if c.startswith("WB"))  # the other families: tests/test_audit_{golden,test_rules,kernel}.py
-
-
-def expected(path: Path) -> list[tuple[int, int, str]]:
-    out = []
-    for line in path.read_text().splitlines():
-        m = re.fullmatch(r"(\d+):(\d+) (WB\d{3})", line.strip())
-        assert m, f"{path}: bad expectation line {line!r}"
-        out.append((int(m[1]), int(m[2]), m[3]))
-    return sorted(out)
 
 
 def found(path: Path) -> list[tuple[int, int, str]]:

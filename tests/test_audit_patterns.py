@@ -7,23 +7,17 @@ over a list of tensors are not tensors themselves."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
+from audit_family_fixtures import expected
 from kb_tools.audit import audit_path
 
 PATTERNS = Path(__file__).parent / "fixtures" / "audit" / "patterns"
 NAMES = sorted({p.name.rsplit("_", 1)[0] for p in PATTERNS.glob("*_good.py")})
 # Fixtures that exercise an option rather than the defaults.
 OPTIONS = {"helper_not_wrapper": {"wrapper_patterns": ["*_forward"]}, "launcher_option": {"launchers": ["rms_kernel"]}}
-
-
-def expected(path: Path) -> list[tuple[int, int, str]]:
-    rows = [re.fullmatch(r"(\d+):(\d+) (WB\d{3})", line.strip()) for line in path.read_text().splitlines()]
-    assert all(rows), f"{path}: bad expectation line"
-    return sorted((int(m[1]), int(m[2]), m[3]) for m in rows)
 
 
 def test_every_pattern_has_a_good_and_a_bad_fixture():
@@ -41,8 +35,10 @@ def test_good_fixture_is_clean_and_its_wrapper_found(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_bad_fixture_gives_exactly_the_expected_findings(name):
+    want = expected(PATTERNS / f"{name}_bad.expected")
+    assert want, f"{name}_bad.expected lists nothing: the bad fixture would prove nothing"
     result = audit_path(PATTERNS / f"{name}_bad.py", **OPTIONS.get(name, {}))
-    assert sorted((f.line, f.col, f.code) for f in result.findings) == expected(PATTERNS / f"{name}_bad.expected")
+    assert sorted((f.line, f.col, f.code) for f in result.findings) == want
 
 
 def test_kernel_bodies_are_never_host_code():
