@@ -1,9 +1,9 @@
 """Start-up of the everyday KB commands against a bare interpreter (`python -c pass`), in the
-same run: `kbt route "<free text>"`, `kbt route <task-id>` and `kbt select`. Runs are
-interleaved (bare, route, route, select, bare, ...) so that a busy machine slows all of them
-alike; each command's median is divided by the bare median. The KB cache is warm (one run
-of each first, which also compiles the modules), which is the state every run after the
-first meets. Also prints which heavy modules, if any, the commands imported.
+same run: `kbt route "<free text>"`, `kbt route <task-id>`, `kbt select` and `kbt usage`.
+Runs are interleaved (bare, route, route, select, usage, bare, ...) so that a busy machine
+slows all of them alike; each command's median is divided by the bare median. The KB cache
+is warm (one run of each first, which also compiles the modules), which is the state every
+run after the first meets. Also prints which heavy modules, if any, the commands imported.
 
     python benchmarks/bench_startup.py [--runs 21]
 """
@@ -32,6 +32,7 @@ def commands(out: str) -> dict[str, list[str]]:
         'kbt route "<free text>"': [*kbt, "route", "aclnnInplaceCopy failed, error code is 561103"],
         "kbt route <task-id>": [*kbt, "route", "decide-host-work"],
         "kbt select softmax": [*kbt, "select", "ops/softmax.yaml", "-o", out],
+        "kbt usage softmax": [*kbt, "usage", "ops/softmax.yaml", "-o", out],
     }
 
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kb_tools import CONTRACT_VERSION, schemas
+from kb_tools import CONTRACT_VERSION
 from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError, KbErrors, capped
 from kb_tools.jsonio import dump_bytes, load_json, write_atomic, written_already
 from kb_tools.pages import KnowledgeBase
@@ -154,6 +154,8 @@ def check_usage(usage_path: Path, kb: KnowledgeBase, source_root: Path) -> list[
         missing = Diagnostic(str(selection_path), None, "US001", "no KB_SELECTION.json beside the usage file; run kbt select first")
         raise KbErrors([missing, *capped(sorted(set(diags)), shown, "US060")], EXIT_USAGE)
     sel = load_json(selection_path, code_prefix="SE")
+    from kb_tools import schemas  # on use: its importlib.resources and typing cost `kbt usage`, which only writes, ~7 ms of CPU
+
     sel_diags = schema_diagnostics(sel, schemas.load("kb_selection"), selection_path, "SE020")
     if sel_diags:
         return sel_diags + capped(sorted(set(diags)), shown, "US060")
@@ -206,6 +208,8 @@ def own_contract(doc: dict, shown: str) -> list[Diagnostic]:
     """What the usage file breaks on its own, with no selection to compare: the schema
     (``verified``, a missing justification, wrong types) and one line per unfilled record,
     then a note counting them ("69 of 69 records unfilled")."""
+    from kb_tools import schemas  # on use, as in check_usage
+
     diags = [_verified_message(d) for d in schema_diagnostics(doc, schemas.load("kb_usage"), shown, "US030", skip=_is_unfilled_status)]
     records = _records(doc)
     unfilled = [r for r in records if isinstance(r.get("implementation"), dict)
