@@ -67,10 +67,10 @@ def run(args):
 
 def _notebook(args, kb, spec, selection, root, usage) -> int:
     """Write (and with --execute run) the review notebook; one line says how it went."""
-    import os
     from pathlib import Path
 
     from kb_tools.diagnostics import EXIT_FINDINGS, EXIT_USAGE, fail
+    from kb_tools.review import page_links
     from kb_tools.review_checks import ReviewSession
     from kb_tools.review_notebook import ReviewPlan, build_notebook, execute_review, write_notebook
 
@@ -80,7 +80,7 @@ def _notebook(args, kb, spec, selection, root, usage) -> int:
     if args.execute and output.suffix == ".py" and output.with_suffix(".ipynb").is_dir():
         fail(output.with_suffix(".ipynb"), None, "RV004", "is a folder; the executed review is written there", EXIT_USAGE)
     where = output.resolve().parent
-    link_base = Path(os.path.relpath(kb.kb_dir.resolve(), where)).as_posix() + "/"
+    link_base, _ = page_links(kb.kb_dir, where, html=False)  # a notebook links the pages' Markdown
     plan = ReviewPlan(kb, spec, selection, Path(args.spec), root, usage, kb.kb_dir.parent, link_base)
     write_notebook(build_notebook(plan, where), output)
     if not args.execute:
