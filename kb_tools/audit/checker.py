@@ -171,6 +171,11 @@ class WrapperAudit:
             self.env, self.counts = dict(env0), counts0
             run()
             ends.append((self.env, self.counts))
+        self.join_ends(ends, env0)
+
+    def join_ends(self, ends: list[tuple[dict, frozenset]], env0: dict) -> None:
+        """Where branches meet: the names' kinds joined over the branches that go on (those
+        that all raised or returned leave ``env0``), the launch counts of every branch."""
         live = [e for e, c in ends if c]
         self.env = merge_envs(live) if live else env0
         self.counts = frozenset().union(*(c for _, c in ends))
@@ -286,9 +291,7 @@ class WrapperAudit:
                 self.env[h.name] = U
             self.block(h.body)
             ends.append((self.env, self.counts))
-        live = [e for e, c in ends if c]
-        self.env = merge_envs(live) if live else env0
-        self.counts = frozenset().union(*(c for _, c in ends))
+        self.join_ends(ends, env0)
         self.block(s.finalbody)
 
     def nested_body(self, run) -> None:
