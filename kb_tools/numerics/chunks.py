@@ -2,7 +2,7 @@
 slices, and whether the NaN/inf masks are needed at all.
 
 Chunks keep every temporary small (cache-sized on a CPU), so a criterion's extra memory is a few
-chunks, not a copy of its input; per-chunk partial results stay on the device and are summed once.
+chunks, not a copy of its input; each chunk's partial results come to the host as it finishes.
 """
 
 from __future__ import annotations

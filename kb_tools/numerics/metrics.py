@@ -2,7 +2,7 @@
 
 These numbers describe; the verdicts live in :mod:`kb_tools.numerics.criteria`, which computes
 what each of TTK's decisions needs in TTK's own precision. Here sums run in float64 on the
-tensors' device and come to the host once. Special values follow TTK: NaN against NaN and
+tensors' device and come to the host chunk by chunk (``chunks.Totals``). Special values follow TTK: NaN against NaN and
 same-sign infinities match; any other non-finite disagreement is a mismatch. A quantity whose
 denominator is zero is ``None`` (undefined), never 0 and never a division by zero.
 """
@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 
 from kb_tools.numerics import chunks
 from kb_tools.numerics import tolerances as tol
+from kb_tools.numerics.verdict import dtype_name
 
 # The "double thousandths" shares: elements within 1/1000 and 5/1000 relative error.
 SHARE_BOUNDS = (1e-3, 5e-3)
@@ -104,17 +105,14 @@ def compute(actual, golden, dtype: str | None = None) -> Metrics:
     import torch
 
     (a, g), _ = chunks.flat_legs(actual, golden)
-    dtype = dtype or str(actual.dtype).removeprefix("torch.")
+    dtype = dtype or dtype_name(actual)
     ulp_dtype = a.dtype if a.dtype.is_floating_point and a.element_size() in _INT_VIEW else None
     n = a.numel()
     finite = chunks.all_finite(torch, a, g)
-    parts = [_chunk(torch, a[lo:hi], g[lo:hi], ulp_dtype, finite) for lo, hi in chunks.spans(n, chunks.step(a))]
-    if parts:
-        sums = torch.stack([p[0] for p in parts]).sum(0).tolist()
-        maxes = torch.stack([p[1] for p in parts]).amax(0).tolist()
-    else:
-        sums, maxes = [0.0] * len(_SUMS), [None] * len(_MAXES)
-    s, m = dict(zip(_SUMS, sums)), dict(zip(_MAXES, maxes))
+    totals = chunks.Totals(len(_SUMS), len(_MAXES))
+    for lo, hi in chunks.spans(n, chunks.step(a)):
+        totals.add(*_chunk(torch, a[lo:hi], g[lo:hi], ulp_dtype, finite))
+    s, m = dict(zip(_SUMS, totals.sums)), dict(zip(_MAXES, totals.maxes))  # maxes are read only when fin > 0
     fin = int(s["finite"])
     norm = math.sqrt(s["dut_sq"]) * math.sqrt(s["golden_sq"])
     return Metrics(
