@@ -24,11 +24,12 @@ def _usage(path, message):
     fail(path, None, "CMP001", message, EXIT_USAGE)
 
 
-def _load(path):
-    from kb_tools.numerics.tensors_io import TensorFileError, load
+def _tensor_file(read, path):
+    """``read(path)`` (a check or a load from tensors_io), its refusal turned into a usage error."""
+    from kb_tools.numerics.tensors_io import TensorFileError
 
     try:
-        return load(path)
+        return read(path)
     except TensorFileError as exc:
         _usage(path, str(exc).removeprefix(f"{path}: "))
 
@@ -37,7 +38,7 @@ def _check_arguments(args) -> str | None:
     """Everything that can be checked before torch is imported: the dtype name, the files, the
     third-party leg cross_check needs. Returns the declared dtype's torch name, if one was given."""
     from kb_tools.numerics.routing import dtype_name
-    from kb_tools.numerics.tensors_io import TensorFileError, check_path
+    from kb_tools.numerics.tensors_io import check_path
 
     declared = None
     if args.dtype:
@@ -46,10 +47,7 @@ def _check_arguments(args) -> str | None:
             _usage("--dtype", f"unknown dtype {args.dtype!r}")
     for path in (args.dut, args.golden, args.third_party):
         if path is not None:
-            try:
-                check_path(path)
-            except TensorFileError as exc:
-                _usage(path, str(exc).removeprefix(f"{path}: "))
+            _tensor_file(check_path, path)
     if args.criterion == "cross_check" and args.third_party is None:
         _usage("--third-party", "cross_check needs --third-party (the same-precision third-party leg's output)")
     return declared
@@ -99,11 +97,14 @@ def _json_safe(value):
 def run(args):
     import json
 
+    from kb_tools.numerics.tensors_io import load
+    from kb_tools.numerics.verdict import dtype_name
+
     declared = _check_arguments(args)
-    dut = _load(args.dut)
-    golden = _load(args.golden)
-    third_party = _load(args.third_party) if args.third_party else None
-    actual = str(dut.dtype).removeprefix("torch.")
+    dut = _tensor_file(load, args.dut)
+    golden = _tensor_file(load, args.golden)
+    third_party = _tensor_file(load, args.third_party) if args.third_party else None
+    actual = dtype_name(dut)
     if declared and declared != actual:
         _usage(args.dut, f"holds {actual}, but --dtype says the output is {declared}")
 
