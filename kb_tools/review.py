@@ -177,8 +177,10 @@ def checklist(spec: OpSpec, selection: Selection, evidence: str) -> list[str]:
 def render_review(inputs: ReviewInputs) -> str:
     spec, sel = inputs.spec, inputs.selection
     claims = claims_of(inputs.usage)
-    # the Markdown review marks an invariant broken by unsuppressed findings only
-    findings_lines = lines_by_code(inputs.audit.findings) if inputs.audit is not None else None
+    # a `# kbt: ignore` waives nothing under `kbt verify`, so suppressed findings break their
+    # invariant here too, as in the review notebook
+    findings_lines = (lines_by_code([*inputs.audit.findings, *inputs.audit.suppressed])
+                      if inputs.audit is not None else None)
     invariants = [row for v in sel.references for row in invariant_claims(v.page, claims, None)]
     statuses = Counter(row.status for row in invariants)
     n_findings = len(getattr(inputs.audit, "findings", []) or [])

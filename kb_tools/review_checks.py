@@ -103,10 +103,12 @@ class ReviewSession:
         from kb_tools.numerics.promote import golden_policy, third_party_policy
 
         spec = self.spec
-        three_party = any(c == "cross_check" for c in spec.criteria.values())
         rows = []
         for dtype in spec.dtypes:
             criterion = spec.criteria.get(dtype)
+            # Each dtype is its own test case, whose mode its declared criterion decides (seed
+            # 000 §2), as in the Markdown review and in compare() below.
+            three_party = criterion == "cross_check"
             golden = golden_policy(dtype, three_party, spec.widening.get(dtype))
             third = third_party_policy(dtype, three_party, spec.widening.get(dtype))
             rows.append({"dtype": dtype, "criterion": criterion or f"MISSING (TTK default {V.undeclared_criterion(dtype)})",
