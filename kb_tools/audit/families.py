@@ -12,7 +12,7 @@ from kb_tools.audit.checker import RawFinding
 from kb_tools.audit.family_context import FileContext, find_spec
 from kb_tools.audit.golden_rules import check_golden, check_third_party
 from kb_tools.audit.kernel_rules import check_kernel
-from kb_tools.audit.module import ModuleInfo
+from kb_tools.audit.module import FUNCTION_DEFS, ModuleInfo
 from kb_tools.audit.roles import GOLDEN, IMPL, TEST, THIRD_PARTY, file_roles
 from kb_tools.audit.suite_rules import check_test
 from kb_tools.specs import OpSpec
@@ -36,7 +36,7 @@ def family_findings(tree: ast.Module, module: ModuleInfo, path: str, options: Fa
     says so in one line."""
     roles = options.roles if options.roles is not None else file_roles(path, tree, module)
     note = None
-    if not roles and any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in tree.body):
+    if not roles and any(isinstance(n, FUNCTION_DEFS) for n in tree.body):
         note = (f"{path}: AU014 role cannot be told (no kernel or launch, no test_*, no golden, no third-party leg); "
                 "wrapper family only (choose with --role)")
     wanted = [(role, check) for role, check in FAMILIES if role in roles

@@ -94,13 +94,18 @@ def _annotated_env(fn: ast.AST) -> dict[str, str]:
             if arg.annotation is not None and any(dtype_name(n) in V.HALF_DTYPES for n in ast.walk(arg.annotation))}
 
 
+def _bound_arguments(call: ast.Call, fn: ast.AST) -> list[tuple[ast.arg, ast.AST]]:
+    """(parameter, argument) pairs a call of ``fn`` binds: the positional arguments up to the
+    first ``*x`` (what follows it sits at an unknown place), then the keywords by name."""
+    params = fn.args.posonlyargs + fn.args.args
+    positional = list(itertools.takewhile(lambda a: not isinstance(a, ast.Starred), call.args))
+    by_name = {p.arg: p for p in params + fn.args.kwonlyargs}
+    return [*zip(params, positional), *((by_name[k.arg], k.value) for k in call.keywords if k.arg in by_name)]
+
+
 def _bound_widths(call: ast.Call, helper: ast.AST, widths) -> dict[str, str]:
     """The helper's parameters bound to the widths of the arguments a call passes."""
-    params = helper.args.posonlyargs + helper.args.args
-    positional = list(itertools.takewhile(lambda a: not isinstance(a, ast.Starred), call.args))
-    bound = {p.arg: widths(a) for p, a in zip(params, positional)}
-    names = {p.arg for p in params + helper.args.kwonlyargs}
-    bound.update({k.arg: widths(k.value) for k in call.keywords if k.arg in names})
+    bound = {p.arg: widths(a) for p, a in _bound_arguments(call, helper)}
     return {name: w for name, w in bound.items() if w is not None}
 
 
@@ -255,12 +260,7 @@ def unstored_outputs(ctx: FileContext) -> list[RawFinding]:
             kernel = kernels.get((target or "").split(".")[-1])
             if kernel is None:
                 continue
-            params = kernel.args.posonlyargs + kernel.args.args
-            positional = list(itertools.takewhile(lambda a: not isinstance(a, ast.Starred), call.args))  # *x.stride(): unknown after
-            bound = list(zip(params, positional))
-            by_name = {p.arg: p for p in params + kernel.args.kwonlyargs}
-            bound += [(by_name[k.arg], k.value) for k in call.keywords if k.arg in by_name]
-            for param, arg in bound:
+            for param, arg in _bound_arguments(call, kernel):  # *x.stride(): what follows is unknown
                 if isinstance(arg, ast.Name) and arg.id in allocated:
                     passed.setdefault(arg.id, []).append((kernel, param, call.lineno, call.end_lineno or call.lineno))
         for name, launches in passed.items():
