@@ -19,6 +19,7 @@ Run: .venv/bin/python benchmarks/bench_compare.py [--threads 2] [--rounds 9]
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import statistics
 import subprocess
@@ -44,7 +45,7 @@ def inputs(device="cpu"):
     return dut, golden, third
 
 
-CONTENDERS = {name: (lambda name: lambda d, g, t: criteria.judge(name, d, g, t))(name) for name in LIMITS}
+CONTENDERS = {name: functools.partial(criteria.judge, name) for name in LIMITS}
 CONTENDERS[PEER] = lambda d, g, t: torch.testing.assert_close(d, g, rtol=RTOL, atol=ATOL)
 
 

@@ -4,7 +4,8 @@ The reference is hicann/ops-test-kit, ``ttk/core_modules/comparison/`` (mix_tole
 is_close.py, stat_rel_err.py, cross_check.py, binary_equal.py, quant.py; routing in resolve.py).
 Here live the three element-wise float criteria; the bit-for-bit ones are in ``bitwise``,
 cross_check in ``cross_check``. Each criterion makes one chunked pass in TTK's working precision
-(float32 unless a leg is float64) and computes only the statistics its decision needs.
+(float32 unless a leg is float64), and a second one with TTK's NaN/inf masks only when the first
+met a non-finite value; it computes only the statistics its decision needs.
 :func:`judge` is the one entry point.
 """
 
