@@ -127,6 +127,7 @@ class ModuleInfo:
 
         pending = list(self.functions)
         cues = ("](", "jit", *self.launchers)
+        self.launching: set[int] = set()  # nothing walked yet: nothing launches
         while True:
             walk = [f for f in pending if mentions(f, cues)]
             if not walk:
@@ -137,7 +138,6 @@ class ModuleInfo:
             pending = [f for f in pending if id(f) not in walked]
             self.launching = self._launching()
             cues = tuple(f.name for f in self.functions if f.top and id(f.node) in self.launching)
-        self.launching = self._launching()
 
     @property
     def pl_kernels(self) -> list[ast.FunctionDef]:
@@ -161,8 +161,8 @@ class ModuleInfo:
                 for handler in getattr(node, "handlers", []):
                     self._scan(handler.body, top)
 
-    def _launching(self) -> set[str]:
-        """Names of functions that launch directly or through same-file helpers (fixed point)."""
+    def _launching(self) -> set[int]:
+        """Ids of the function nodes that launch directly or through same-file helpers (fixed point)."""
         by_name = {f.name: f for f in self.functions if f.top}
         launching = {id(f.node) for f in self.functions if f.direct_launch}
         changed = True
