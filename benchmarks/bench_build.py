@@ -26,14 +26,15 @@ from pathlib import Path
 
 import yaml
 
-from kb_tools import kbcache, specmemo
-from kb_tools import vocabulary as V
 from kb_tools.cli import _skip_slow_optional_imports
 from kb_tools.cli import main as main_cli
-from kb_tools.pages import load_kb
-from kb_tools.selection import Router
-from kb_tools.specs import load_spec, spec_files
-from kb_tools.usage import fresh_usage
+from kb_tools.contract import specs as spec_memo
+from kb_tools.contract.selection import Router
+from kb_tools.contract.specs import load_spec, spec_files
+from kb_tools.contract.usage import fresh_usage
+from kb_tools.files import cache
+from kb_tools.kb import vocabulary as V
+from kb_tools.kb.pages import load_kb
 
 ROOT = Path(__file__).resolve().parents[1]
 LIMIT = 3.0  # the issue's bound on kbt build / parse
@@ -83,8 +84,8 @@ def timed(fn):
 def as_a_new_process_finds_it() -> None:
     """Save this process's spec memo as ``kbt`` does at exit, then forget what it added, so
     the next build reads only what a new process would read."""
-    specmemo.MEMO.save()
-    specmemo.MEMO = kbcache.Memo(specmemo.MEMO.kind, max_items=specmemo.MEMO.max_items)
+    spec_memo.MEMO.save()
+    spec_memo.MEMO = cache.Memo(spec_memo.MEMO.kind, max_items=spec_memo.MEMO.max_items)
 
 
 def build(tmp: Path, out: str) -> int:

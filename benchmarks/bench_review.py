@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-FLOOR_CELLS = ["import pandas as pd\nimport torch\nimport matplotlib.pyplot as plt\nimport kb_tools.review_checks"]
+FLOOR_CELLS = ["import pandas as pd\nimport torch\nimport matplotlib.pyplot as plt\nimport kb_tools.outputs.review_checks"]
 
 
 def floor_notebook(folder: Path) -> Path:
@@ -49,7 +49,7 @@ def main(argv=None) -> int:
     parser.add_argument("--spec", default="ops/softmax.yaml")
     args = parser.parse_args(argv)
     kbt = str(Path(sys.executable).parent / "kbt")
-    runner = [sys.executable, "-c", "import sys; from kb_tools.notebook_runner import execute; "
+    runner = [sys.executable, "-c", "import sys; from kb_tools.outputs.notebook_runner import execute; "
               "r = execute(sys.argv[1], sys.argv[2], html=False); sys.exit(1 if r.error else 0)"]
     review, floor = [], []
     with tempfile.TemporaryDirectory(prefix="bench-review-") as tmp:

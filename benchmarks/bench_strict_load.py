@@ -17,13 +17,13 @@ from pathlib import Path
 
 import yaml
 
+from kb_tools.contract.selection import select
+from kb_tools.contract.specs import load_spec
+from kb_tools.contract.usage import merge_usage
 from kb_tools.diagnostics import KbError
-from kb_tools.jsonio import MAX_JSON_BYTES, load_json
-from kb_tools.pages import load_kb, split_front_matter
-from kb_tools.selection import select
-from kb_tools.specs import load_spec
-from kb_tools.usage import merge_usage
-from kb_tools.yamlio import load_yaml
+from kb_tools.files.jsonio import MAX_JSON_BYTES, load_json
+from kb_tools.files.yamlio import load_yaml
+from kb_tools.kb.pages import load_kb, split_front_matter
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kb_tools.audit.codes import RULES
+from kb_tools.contract.specs import load_spec, spec_files
 from kb_tools.diagnostics import Diagnostic, KbError, KbErrors
-from kb_tools.glossary import glossary_path, load_glossary
-from kb_tools.pages import BODY_SECTIONS, KnowledgeBase, shown_path, body_sections, load_kb
-from kb_tools.router import Task, parse_router
-from kb_tools.sources import load_sources, seeds_dir
-from kb_tools.specs import load_spec, spec_files
-from kb_tools import vocabulary as V
+from kb_tools.kb import vocabulary as V
+from kb_tools.kb.glossary import glossary_path, load_glossary
+from kb_tools.kb.pages import BODY_SECTIONS, KnowledgeBase, body_sections, load_kb, shown_path
+from kb_tools.kb.router import Task, parse_router
+from kb_tools.kb.sources import load_sources, seeds_dir
 
 _NON_DURABLE = re.compile(r"(^|-)(v\d+|\d{6,8}|\d{4}-\d{2}(-\d{2})?|new|old|final|tmp|temp|draft|copy|wip|backup)(-|$)")
 _MD_LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")

@@ -28,7 +28,7 @@ import pandas as pd
 import torch
 from IPython.display import display
 
-from kb_tools import backends
+from kb_tools.runtime import backends
 from kb_tools.numerics import criteria, integers, promote
 
 BACKENDS = backends.announce()

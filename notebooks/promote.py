@@ -27,7 +27,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from kb_tools import backends
+from kb_tools.runtime import backends
 from kb_tools.numerics import criteria, promote
 
 BACKENDS = backends.announce()

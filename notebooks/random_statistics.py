@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from kb_tools import backends
+from kb_tools.runtime import backends
 from kb_tools.memory.alias import mask_size
 from kb_tools.memory.bernoulli import bernoulli_, choose_path
 from kb_tools.memory.expand import expand_inplace

@@ -23,7 +23,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from kb_tools import backends
+from kb_tools.runtime import backends
 from kb_tools.memory import cases, parity
 from kb_tools.memory.alias import can_alias, mask_size
 from kb_tools.memory.expand import default_tile, expand_inplace, expand_low_to_high

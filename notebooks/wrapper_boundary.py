@@ -23,11 +23,11 @@ import pandas as pd
 import torch
 from IPython.display import Markdown, display
 
-from kb_tools import backends
+from kb_tools.runtime import backends
 from kb_tools.audit import audit_path, audit_source
 from kb_tools.audit.report import json_report
-from kb_tools.timing import compare, interleaved_medians
-from kb_tools.trace import trace_call
+from kb_tools.runtime.timing import compare, interleaved_medians
+from kb_tools.runtime.trace import trace_call
 
 BACKENDS = backends.announce()
 torch.manual_seed(0)

@@ -4,10 +4,9 @@ the spec)."""
 
 from __future__ import annotations
 
-
 from audit_family_fixtures import audit, codes, fixture, found
 from conftest import REPO
-from kb_tools.specs import load_spec
+from kb_tools.contract.specs import load_spec
 
 GD = codes("GD")
 SOFTMAX = load_spec(REPO / "ops" / "softmax.yaml")  # three-party, floats only

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import shutil
 
-
 from audit_family_fixtures import audit, codes, fixture, found
 from conftest import REPO
 from kb_tools.audit.kernel_rules import absent_api
-from kb_tools.specs import load_spec
+from kb_tools.contract.specs import load_spec
 
 KN = codes("KN")
 

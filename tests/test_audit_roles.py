@@ -12,8 +12,8 @@ import shutil
 from audit_family_fixtures import FAMILY_FIXTURES, audit, fixture
 from conftest import REPO
 from kb_tools.audit.codes import RULES
+from kb_tools.kb.pages import load_kb
 from kb_tools.lint import LintContext, check_rule_codes
-from kb_tools.pages import load_kb
 
 GOLDEN_SRC = "import torch\nfrom ops.wrappers.relu_wrapper import relu_wrapper\n\n\ndef reference(x):\n    return torch.relu(x)\n"
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 
-
 from audit_family_fixtures import audit, codes, fixture, found
 from conftest import REPO
-from kb_tools.specs import load_spec
+from kb_tools.contract.specs import load_spec
 
 TS = codes("TS")
 

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from kb_tools.audit import audit_path
-from kb_tools.trace import rule_code, trace_call
+from kb_tools.runtime.trace import rule_code, trace_call
 
 FIXTURES = Path(__file__).parent / "fixtures" / "audit"
 

@@ -10,16 +10,16 @@ import random
 
 import pytest
 
-from kb_tools import kbcache, specmemo
-from kb_tools import vocabulary as V
-from kb_tools.diagnostics import KbError
-from kb_tools.jsonio import dump_bytes, write_atomic
-from kb_tools.pages import load_kb
-from kb_tools.selection import Router, evaluate, select
-from kb_tools.specs import load_spec
-from kb_tools.usage import fresh_usage, merge_usage
-
 from conftest import REPO
+from kb_tools.contract import specs as spec_memo
+from kb_tools.contract.selection import Router, evaluate, select
+from kb_tools.contract.specs import load_spec
+from kb_tools.contract.usage import fresh_usage, merge_usage
+from kb_tools.diagnostics import KbError
+from kb_tools.files import cache
+from kb_tools.files.jsonio import dump_bytes, write_atomic
+from kb_tools.kb import vocabulary as V
+from kb_tools.kb.pages import load_kb
 
 KB = load_kb(REPO)
 
@@ -137,13 +137,13 @@ def test_write_atomic_onto_a_folder_is_refused_and_leaves_nothing(tmp_path):
 
 def test_a_build_remembers_more_specs_than_the_shared_memo(kbt, tmp_path, monkeypatch):
     monkeypatch.setenv("OPKB_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(specmemo, "MEMO", kbcache.Memo("specs", max_items=4))
+    monkeypatch.setattr(spec_memo, "MEMO", cache.Memo("specs", max_items=4))
     paths = _random_specs(tmp_path / "ops", 9)
     assert kbt("build", tmp_path / "ops", "-o", tmp_path / "out", root=REPO).code == 0
-    remembered = kbcache.Memo("catalog-specs", max_items=9)
-    keys = [specmemo._key(p.read_text()) for p in paths]
+    remembered = cache.Memo("catalog-specs", max_items=9)
+    keys = [spec_memo._memo_key(p.read_text()) for p in paths]
     assert all(remembered.get(k) is not None for k in keys)
-    assert specmemo.MEMO.max_items == 4  # the shared memo is back, as small as it was
+    assert spec_memo.MEMO.max_items == 4  # the shared memo is back, as small as it was
 
 
 def _umask() -> int:

@@ -11,10 +11,9 @@ import sys
 
 import pytest
 
-from kb_tools.pages import load_kb
-from kb_tools.specs import load_spec
-
 from conftest import REPO
+from kb_tools.contract.specs import load_spec
+from kb_tools.kb.pages import load_kb
 
 EXAMPLE = REPO / "examples" / "softmax"
 

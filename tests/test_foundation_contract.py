@@ -7,10 +7,9 @@ import re
 
 from jsonschema import Draft202012Validator
 
-from kb_tools import schemas
-from kb_tools import vocabulary as V
-
 from conftest import REPO
+from kb_tools.contract import schemas
+from kb_tools.kb import vocabulary as V
 
 
 def _field_names(schema) -> set[str]:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from kb_tools.diagnostics import KbError, KbErrors
-from kb_tools.jsonio import load_json
-from kb_tools.pages import load_kb, parse_page
-from kb_tools.specs import load_spec
-from kb_tools.yamlio import load_yaml
-
 from conftest import REPO
+from kb_tools.contract.specs import load_spec
+from kb_tools.diagnostics import KbError, KbErrors
+from kb_tools.files.jsonio import load_json
+from kb_tools.files.yamlio import load_yaml
+from kb_tools.kb.pages import load_kb, parse_page
 
 
 def test_real_pages_load_without_diagnostics():

@@ -5,11 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 
-from kb_tools.pages import load_kb
-from kb_tools.selection import select, write_selection
-from kb_tools.specs import load_spec
-
 from conftest import REPO
+from kb_tools.contract.selection import select, write_selection
+from kb_tools.contract.specs import load_spec
+from kb_tools.kb.pages import load_kb
 
 
 def _spec(tmp_path, text):

@@ -9,12 +9,11 @@ import shutil
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb_tools.pages import load_kb
-from kb_tools.selection import select
-from kb_tools.specs import load_spec
-from kb_tools.usage import merge_usage
-
 from conftest import REPO
+from kb_tools.contract.selection import select
+from kb_tools.contract.specs import load_spec
+from kb_tools.contract.usage import merge_usage
+from kb_tools.kb.pages import load_kb
 
 KB = load_kb(REPO)
 SELECTION = select(KB, load_spec(REPO / "ops" / "bernoulli.yaml"))

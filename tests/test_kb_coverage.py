@@ -3,11 +3,10 @@ page, every page carries the six body sections, and static invariants name real 
 
 from __future__ import annotations
 
-from kb_tools.audit.codes import RULES
-from kb_tools.pages import BODY_SECTIONS, body_sections, load_kb
-from kb_tools.sources import load_sources
-
 from conftest import REPO
+from kb_tools.audit.codes import RULES
+from kb_tools.kb.pages import BODY_SECTIONS, body_sections, load_kb
+from kb_tools.kb.sources import load_sources
 
 KB = load_kb(REPO)
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from kb_tools.pages import load_kb
-from kb_tools.sources import drift_exceptions, heading_drift, load_sources, number_drift, quoted_numbers, seeds_dir
-
 from conftest import REPO
+from kb_tools.kb.pages import load_kb
+from kb_tools.kb.sources import drift_exceptions, heading_drift, load_sources, number_drift, quoted_numbers, seeds_dir
 
 KB = load_kb(REPO)
 SEEDS = load_sources(KB.kb_dir)

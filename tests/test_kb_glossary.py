@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from kb_tools.diagnostics import KbError, KbErrors
-from kb_tools.glossary import GlossaryTerm, glossary_markdown, load_glossary
-from kb_tools.lint import run_lint
-from kb_tools.pages import load_kb
-
 from conftest import REPO
+from kb_tools.diagnostics import KbError, KbErrors
+from kb_tools.kb.glossary import GlossaryTerm, glossary_markdown, load_glossary
+from kb_tools.kb.pages import load_kb
+from kb_tools.lint import run_lint
 
 ISSUE_TERMS = ("非连续", "余弦相似度", "带宽利用率", "累加", "动态 shape", "格式转换")
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from kb_tools.pages import load_kb
-from kb_tools.router import parse_router
-from kb_tools.selection import select
-from kb_tools.specs import load_spec
-
 from conftest import REPO
+from kb_tools.contract.selection import select
+from kb_tools.contract.specs import load_spec
+from kb_tools.kb.pages import load_kb
+from kb_tools.kb.router import parse_router
 
 KB = load_kb(REPO)
 

@@ -3,13 +3,12 @@ and routes here. The public list is pinned with its label (repository, commit, p
 
 from __future__ import annotations
 
-from kb_tools import schemas
-from kb_tools import vocabulary as V
-from kb_tools.pages import load_kb
-from kb_tools.selection import select
-from kb_tools.specs import load_spec
-
 from conftest import REPO
+from kb_tools.contract import schemas
+from kb_tools.contract.selection import select
+from kb_tools.contract.specs import load_spec
+from kb_tools.kb import vocabulary as V
+from kb_tools.kb.pages import load_kb
 
 # hicann/pypto-gym @ 5fa9de1c, cannbot-skills/ops/pypto-pro-op-kb/topology-map.json, "topologies" keys in order.
 PUBLIC_TOPOLOGY_MAP = ("elementwise", "row-reduction", "scan", "gather-scatter-indexing", "cube-matmul",

@@ -82,7 +82,7 @@ def test_bench_expand_cuda_runs_on_a_device(tmp_path):
 
 
 def test_backend_line_names_the_device_of_each_figure(capsys, monkeypatch):
-    from kb_tools import backends
+    from kb_tools.runtime import backends
 
     monkeypatch.setenv(backends.ENV_VAR, "cpu,cuda")
     run = backends.announce()

@@ -12,10 +12,9 @@ import sys
 import nbformat
 import pytest
 
-from kb_tools import backends
-from kb_tools.notebook_runner import execute, notebook_sources
-
 from conftest import REPO
+from kb_tools.outputs.notebook_runner import execute, notebook_sources
+from kb_tools.runtime import backends
 
 SOURCES = notebook_sources(REPO)
 NOISE = ("USDT:", "STAGE:", "without encryption")

@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 import shutil
 
-from kb_tools.pages import load_kb
-from kb_tools.selection import select
-from kb_tools.specs import load_spec
-
 from conftest import REPO
+from kb_tools.contract.selection import select
+from kb_tools.contract.specs import load_spec
+from kb_tools.kb.pages import load_kb
 
 
 def test_review_covers_selection_and_is_deterministic(kbt):

@@ -12,13 +12,12 @@ import shutil
 import nbformat
 import pytest
 
-from kb_tools.pages import load_kb
-from kb_tools.review_checks import ReviewSession
-from kb_tools.review_notebook import verdicts_of
-from kb_tools.selection import select
-from kb_tools.specs import load_spec
-
 from conftest import REPO
+from kb_tools.contract.selection import select
+from kb_tools.contract.specs import load_spec
+from kb_tools.kb.pages import load_kb
+from kb_tools.outputs.review_checks import ReviewSession
+from kb_tools.outputs.review_notebook import verdicts_of
 
 pytestmark = pytest.mark.notebook
 

@@ -10,8 +10,8 @@ import os
 import pytest
 
 from conftest import REPO
-from kb_tools import kbcache
-from kb_tools.pages import load_kb
+from kb_tools.files import cache as content_cache
+from kb_tools.kb.pages import load_kb
 from kb_tools.search.answer import answer
 
 
@@ -43,7 +43,7 @@ def test_cached_kb_does_not_import_yaml_or_jsonschema(cache):
     import sys
 
     load_kb(REPO)
-    probe = "import sys; from kb_tools.pages import load_kb; load_kb(sys.argv[1]); print(sorted({'yaml', 'jsonschema'} & set(sys.modules)))"
+    probe = "import sys; from kb_tools.kb.pages import load_kb; load_kb(sys.argv[1]); print(sorted({'yaml', 'jsonschema'} & set(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", probe, str(REPO)], capture_output=True, text=True, env={**os.environ}, check=True)
     assert done.stdout.strip() == "[]"
 
@@ -81,7 +81,7 @@ def test_corrupt_page_cache_is_rebuilt(cache, damage, sealed):
     entry, key = _entry_key(cache, "pages", ".json")
     data = entry.read_bytes()[:-32]  # the entry without its SHA-256 seal
     if sealed:  # a seal that matches: only the record checks stand between it and a page
-        kbcache.write_entry("pages", key, damage(data))
+        content_cache.write_entry("pages", key, damage(data))
     else:
         entry.write_bytes(damage(entry.read_bytes()))
     _same_kb(load_kb(REPO), reference)
@@ -93,7 +93,7 @@ def test_corrupt_search_index_is_rebuilt(cache, damage, sealed):
     expected = [h.id for h in answer(REPO, "非连续 stride").hits]
     entry, key = _entry_key(cache, "search", ".sqlite")
     if sealed:
-        kbcache.write_entry("search", key, damage(entry.read_bytes()[:-32]), ".sqlite")
+        content_cache.write_entry("search", key, damage(entry.read_bytes()[:-32]), ".sqlite")
     else:
         entry.write_bytes(damage(entry.read_bytes()))
     assert [h.id for h in answer(REPO, "非连续 stride").hits] == expected
@@ -119,40 +119,40 @@ def test_unusable_cache_directory_only_costs_time(tmp_path, monkeypatch, kbt):
 def test_entries_honour_umask_and_old_ones_are_pruned(cache, monkeypatch):
     old = os.umask(0o027)
     try:
-        for i in range(kbcache.KEEP_PER_KIND + 3):
-            kbcache.write_entry("probe", f"{i:04d}", b"x")
+        for i in range(content_cache.KEEP_PER_KIND + 3):
+            content_cache.write_entry("probe", f"{i:04d}", b"x")
     finally:
         os.umask(old)
     entries = list(cache.glob("probe-*.json"))
-    assert len(entries) == kbcache.KEEP_PER_KIND
+    assert len(entries) == content_cache.KEEP_PER_KIND
     assert all(e.stat().st_mode & 0o777 == 0o640 for e in entries)
     assert not list(cache.glob(".*.tmp"))
 
 
 def test_memo_survives_a_damaged_file_and_keeps_the_newest(cache):
-    kbcache.write_entry("probe", "memo", b"{not json")
-    memo = kbcache.Memo("probe", max_items=2)
+    content_cache.write_entry("probe", "memo", b"{not json")
+    memo = content_cache.Memo("probe", max_items=2)
     assert memo.get("a") is None
     for key in "abc":
         memo.put(key, {"v": key})
     memo.save()
-    again = kbcache.Memo("probe", max_items=2)
+    again = content_cache.Memo("probe", max_items=2)
     assert again.get("a") is None and again.get("c") == {"v": "c"} and again.get("b") == {"v": "b"}
 
 
 def test_spec_from_the_memo_equals_the_parsed_spec(cache, tmp_path, monkeypatch):
-    from kb_tools import specmemo
-    from kb_tools.specs import load_spec
+    from kb_tools.contract import specs as spec_memo
+    from kb_tools.contract.specs import load_spec
 
     parsed = load_spec(REPO / "ops" / "softmax.yaml")
     again = load_spec(REPO / "ops" / "softmax.yaml")
     assert again == parsed and again.dtype_lines == parsed.dtype_lines
-    assert specmemo.get((REPO / "ops" / "softmax.yaml").read_text(), REPO / "ops" / "softmax.yaml") == parsed
+    assert spec_memo._remembered((REPO / "ops" / "softmax.yaml").read_text(), REPO / "ops" / "softmax.yaml") == parsed
 
 
 def test_broken_spec_is_reported_every_time(cache, tmp_path):
+    from kb_tools.contract.specs import load_spec
     from kb_tools.diagnostics import KbErrors
-    from kb_tools.specs import load_spec
 
     spec = tmp_path / "bad.yaml"
     good = (REPO / "ops" / "softmax.yaml").read_text()
@@ -188,10 +188,10 @@ def test_warm_start_imports_no_heavy_module(cache, tmp_path, argv):
 
 
 def test_a_page_field_the_cache_does_not_carry_is_never_served_from_it(cache, monkeypatch):
-    from kb_tools import pagecache
+    from kb_tools.kb import pages
 
-    real = pagecache._record
-    monkeypatch.setattr(pagecache, "_record", lambda page: {**real(page), "related": []})  # forgets a field
+    real = pages.page_record
+    monkeypatch.setattr(pages, "page_record", lambda page: {**real(page), "related": []})  # forgets a field
     load_kb(REPO)
     served = load_kb(REPO)  # whatever the first load cached
     monkeypatch.setenv("OPKB_CACHE_DIR", "")

@@ -68,7 +68,7 @@ def test_limit_bounds_the_list(kbt):
 
 
 def test_exact_task_gives_its_pages_in_the_task_order(kbt):
-    from kb_tools.router import find_task, parse_router
+    from kb_tools.kb.router import find_task, parse_router
 
     task = find_task(parse_router(REPO / "ROUTER.md"), "lower-to-isa")
     hits = _json(kbt, "lower-to-isa")
@@ -123,7 +123,7 @@ def test_text_output_names_title_tasks_and_matched_words(kbt):
 
 def test_skill_filter_keeps_only_that_skills_pages(kbt):
     hits = _json(kbt, "golden", "--skill", "op-review", "--limit", "10")
-    from kb_tools.router import parse_router
+    from kb_tools.kb.router import parse_router
 
     allowed = {f"kb/{r}" for t in parse_router(REPO / "ROUTER.md") if "op-review" in t.skills for r in t.references}
     assert hits and all(h["path"] in allowed for h in hits)

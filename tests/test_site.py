@@ -15,11 +15,10 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from kb_tools.notebook_runner import execute
-from kb_tools.pages import load_kb
-from kb_tools.site import build_site
-
 from conftest import REPO
+from kb_tools.kb.pages import load_kb
+from kb_tools.outputs.notebook_runner import execute
+from kb_tools.outputs.site import build_site
 
 SCREENSHOTS = REPO / "build" / "test-output"
 

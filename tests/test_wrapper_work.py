@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import torch
 
-from kb_tools.timing import compare, interleaved_medians
-from kb_tools.trace import trace_call
+from kb_tools.runtime.timing import compare, interleaved_medians
+from kb_tools.runtime.trace import trace_call
 
 
 def _kernel(x2d, y2d):

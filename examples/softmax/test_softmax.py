@@ -17,14 +17,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import make_tensors  # noqa: E402
+from legs.golden import golden_softmax  # noqa: E402
+from legs.third_party import WIDENING  # noqa: E402
+from ops.prototypes import softmax as prototype  # noqa: E402
+
 from kb_tools.numerics.criteria import judge  # noqa: E402
 from kb_tools.numerics.metrics import compute  # noqa: E402
 from kb_tools.numerics.promote import case_mode  # noqa: E402
 from kb_tools.numerics.tensors_io import load  # noqa: E402
-from kb_tools.trace import trace_call  # noqa: E402
-from legs.golden import golden_softmax  # noqa: E402
-from legs.third_party import WIDENING  # noqa: E402
-from ops.prototypes import softmax as prototype  # noqa: E402
+from kb_tools.runtime.trace import trace_call  # noqa: E402
 from ops.wrappers.softmax_wrapper import softmax_kernel, softmax_wrapper  # noqa: E402
 
 SPEC = yaml.safe_load((HERE.parents[1] / "ops" / "softmax.yaml").read_text())

@@ -2,15 +2,15 @@
 
 ``torch.float16``, ``tl.bfloat16``, ``pl.BF16``, ``np.float32``, ``"fp32"`` all name a dtype;
 ``x.to(d)``, ``x.half()``, ``x.astype(d)``, ``vf.astype(x, ..., dtype=d)``, ``pl.cast(x, d)``
-and ``tl.cast(x, d)`` all cast. Names are canonical torch names (``kb_tools.vocabulary``).
+and ``tl.cast(x, d)`` all cast. Names are canonical torch names (``kb_tools.kb.vocabulary``).
 """
 
 from __future__ import annotations
 
 import ast
 
-from kb_tools import vocabulary as V
 from kb_tools.audit.names import dotted
+from kb_tools.kb import vocabulary as V
 
 # Lower-cased spellings the kernel frameworks use (PyPTO-Pro's ``DT_FP16``, ``DT_INT32``): the
 # vocabulary's aliases and the integer names.

@@ -16,7 +16,7 @@ from kb_tools.audit.kinds import is_tensor
 from kb_tools.audit.module import DEFAULT_WRAPPER_GLOB, ModuleInfo
 from kb_tools.audit.suppress import suppressions
 from kb_tools.diagnostics import EXIT_USAGE, fail
-from kb_tools.textfile import read_text
+from kb_tools.files.text import read_text
 
 # A wrapper file is a few kilobytes; anything this large is not one (and is refused clearly).
 MAX_AUDIT_BYTES = 2 * 1024 * 1024

@@ -15,7 +15,7 @@ from kb_tools.audit.kernel_rules import check_kernel
 from kb_tools.audit.module import FUNCTION_DEFS, ModuleInfo
 from kb_tools.audit.roles import GOLDEN, IMPL, TEST, THIRD_PARTY, file_roles
 from kb_tools.audit.suite_rules import check_test
-from kb_tools.specs import OpSpec
+from kb_tools.contract.specs import OpSpec
 
 FAMILIES = ((GOLDEN, check_golden), (THIRD_PARTY, check_third_party), (TEST, check_test), (IMPL, check_kernel))
 FAMILY_PREFIX = {GOLDEN: "GD", THIRD_PARTY: "GD", TEST: "TS", IMPL: "KN"}

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from kb_tools.audit.module import FUNCTION_DEFS, ModuleInfo
 from kb_tools.audit.names import bind_import
+from kb_tools.contract.specs import OpSpec, load_spec
 from kb_tools.diagnostics import KbError, KbErrors
-from kb_tools.specs import OpSpec, load_spec
 
 _AFFIXES = (("test_", ""), ("", "_test"), ("", "_golden"), ("golden_", ""), ("", "_wrapper"), ("", "_impl"),
             ("", "_kernel"), ("", "_third_party"))

@@ -22,7 +22,6 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from kb_tools import vocabulary as V
 from kb_tools.audit.casts import WIDTH, cast_target, dtype_name, is_float, is_int
 from kb_tools.audit.checker import RawFinding, call_pos
 from kb_tools.audit.family_context import FileContext
@@ -30,6 +29,7 @@ from kb_tools.audit.module import FUNCTION_DEFS
 from kb_tools.audit.names import dotted, qualname
 from kb_tools.audit.roles import KERNEL_FRAMEWORKS
 from kb_tools.audit.tables import TORCH_CONSTRUCTORS
+from kb_tools.kb import vocabulary as V
 
 IMPL_SUFFIXES = ("_wrapper", "wrappers", "_impl", "_kernel", "kernels")
 DIVISION_FUNCS = frozenset({"floor_divide", "remainder", "fmod", "floordiv", "floormod", "truncatediv", "truncatemod", "mod"})

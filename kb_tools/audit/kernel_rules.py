@@ -18,12 +18,12 @@ import ast
 import itertools
 from functools import lru_cache
 
-from kb_tools import vocabulary as V
 from kb_tools.audit.casts import cast_target, dtype_name
 from kb_tools.audit.checker import RawFinding
 from kb_tools.audit.family_context import FileContext
 from kb_tools.audit.module import FUNCTION_DEFS, launch_target
 from kb_tools.audit.names import dotted, qualname
+from kb_tools.kb import vocabulary as V
 
 NARROW, WIDE = "narrow", "wide"
 EXP_NAMES = frozenset({"exp", "exp_sub", "exp2"})
@@ -281,8 +281,8 @@ def unstored_outputs(ctx: FileContext) -> list[RawFinding]:
 def absent_api() -> dict[str, str]:
     """name -> the name to use instead, from kb/api_inventory.yaml (empty if unreadable)."""
     from kb_tools.diagnostics import KbError, KbErrors
-    from kb_tools.paths import find_root
-    from kb_tools.yamlio import load_yaml
+    from kb_tools.files.yamlio import load_yaml
+    from kb_tools.kb.root import find_root
 
     try:
         path = find_root() / "kb" / INVENTORY

@@ -36,8 +36,8 @@ from kb_tools.audit.family_context import FileContext
 from kb_tools.audit.module import FUNCTION_DEFS, launch_target
 from kb_tools.audit.names import dotted, qualname
 from kb_tools.audit.roles import imports_framework, is_test_name
+from kb_tools.kb import vocabulary as V
 from kb_tools.numerics import tolerances as tol
-from kb_tools import vocabulary as V
 
 WRAPPER_MODULE_SUFFIXES = ("_wrapper", "wrappers")
 # Comparisons whose defaults are nobody's criterion. torch.testing.assert_close is not one:

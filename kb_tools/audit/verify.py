@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from kb_tools.audit import audit_path
+from kb_tools.contract.selection import SELECTION_FILENAME
+from kb_tools.contract.usage import USAGE_FILENAME, check_usage
 from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError
-from kb_tools.jsonio import load_json
-from kb_tools.pages import KnowledgeBase
-from kb_tools.selection import SELECTION_FILENAME
-from kb_tools.usage import USAGE_FILENAME, check_usage
+from kb_tools.files.jsonio import load_json
+from kb_tools.kb.pages import KnowledgeBase
 
 
 def verify(out_dir: Path, kb: KnowledgeBase, source_root: Path) -> tuple[list[Diagnostic], str | None]:

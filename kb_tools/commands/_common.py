@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 
 from kb_tools.diagnostics import EXIT_FINDINGS, Diagnostic, KbErrors
-from kb_tools.pages import KnowledgeBase, load_kb
-from kb_tools.paths import find_root
+from kb_tools.kb.pages import KnowledgeBase, load_kb
+from kb_tools.kb.root import find_root
 
 
 def knowledge_base(args, *, strict: bool = True) -> KnowledgeBase:
@@ -33,7 +33,7 @@ def warn_uncovered(spec) -> None:
 def emit(text: str, output: str | None) -> None:
     """Write a command's document to ``output`` (atomically), or to standard output."""
     if output:
-        from kb_tools.jsonio import write_atomic
+        from kb_tools.files.jsonio import write_atomic
 
         write_atomic(output, text)
         print(f"wrote {output}")

@@ -75,8 +75,8 @@ def _family_options(args):
 
     from kb_tools.audit.families import FamilyOptions
     from kb_tools.audit.roles import parse_roles
+    from kb_tools.contract.specs import load_spec
     from kb_tools.diagnostics import EXIT_USAGE, KbError, KbErrors
-    from kb_tools.specs import load_spec
 
     roles = parse_roles(args.role)
     try:

@@ -10,10 +10,10 @@ def configure(parser):
 def run(args):
     from pathlib import Path
 
-    from kb_tools.build import build_catalog, format_table
     from kb_tools.commands._common import knowledge_base, report
+    from kb_tools.contract.build import build_catalog, format_table
     from kb_tools.diagnostics import EXIT_USAGE, fail
-    from kb_tools.jsonio import make_folder
+    from kb_tools.files.jsonio import make_folder
 
     ops = Path(args.ops)
     if not ops.is_dir():

@@ -11,7 +11,7 @@ def run(args):
     from pathlib import Path
 
     from kb_tools.commands._common import knowledge_base, report
-    from kb_tools.usage import check_usage
+    from kb_tools.contract.usage import check_usage
 
     kb = knowledge_base(args)
     worst = 0

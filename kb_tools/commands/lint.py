@@ -8,8 +8,8 @@ def configure(parser):
 
 def run(args):
     from kb_tools.commands._common import report
+    from kb_tools.kb.root import find_root
     from kb_tools.lint import run_lint
-    from kb_tools.paths import find_root
 
     results = run_lint(find_root(args.kb_root))
     diags = sorted({d for r in results for d in r.diagnostics})

@@ -8,8 +8,8 @@ def configure(parser):
 
 def run(args):
     from kb_tools.commands._common import emit, knowledge_base
-    from kb_tools.jsonio import dumps
-    from kb_tools.topomap import routing_map
+    from kb_tools.files.jsonio import dumps
+    from kb_tools.kb.topomap import routing_map
 
     text = dumps(routing_map(knowledge_base(args)))
     emit(text, args.output)

@@ -15,10 +15,10 @@ def run(args):
 
     from tqdm import tqdm
 
-    from kb_tools import backends
     from kb_tools.diagnostics import EXIT_USAGE
-    from kb_tools.notebook_runner import execute, notebook_sources
-    from kb_tools.paths import find_root
+    from kb_tools.kb.root import find_root
+    from kb_tools.outputs.notebook_runner import execute, notebook_sources
+    from kb_tools.runtime import backends
 
     sources = notebook_sources(find_root(args.kb_root))
     if args.names:

@@ -38,9 +38,9 @@ def run(args):
     from pathlib import Path
 
     from kb_tools.commands._common import emit, knowledge_base
+    from kb_tools.contract.selection import select
+    from kb_tools.contract.specs import load_spec
     from kb_tools.diagnostics import EXIT_USAGE, fail
-    from kb_tools.selection import select
-    from kb_tools.specs import load_spec
 
     kb = knowledge_base(args)
     spec = load_spec(args.spec)
@@ -52,7 +52,7 @@ def run(args):
         fail(usage, None, "RV001", "no such KB_USAGE.json", EXIT_USAGE)
     if args.format == "notebook":
         return _notebook(args, kb, spec, select(kb, spec), root, usage)
-    from kb_tools.review import page_links, render_html, render_review, review_inputs
+    from kb_tools.outputs.review import page_links, render_html, render_review, review_inputs
 
     # links to pages resolve from wherever the review is read: the output file's folder, or here
     where = Path(args.output).resolve().parent if args.output else Path.cwd()
@@ -70,9 +70,9 @@ def _notebook(args, kb, spec, selection, root, usage) -> int:
     from pathlib import Path
 
     from kb_tools.diagnostics import EXIT_FINDINGS, EXIT_USAGE, fail
-    from kb_tools.review import page_links
-    from kb_tools.review_checks import ReviewSession
-    from kb_tools.review_notebook import ReviewPlan, build_notebook, execute_review, write_notebook
+    from kb_tools.outputs.review import page_links
+    from kb_tools.outputs.review_checks import ReviewSession
+    from kb_tools.outputs.review_notebook import ReviewPlan, build_notebook, execute_review, write_notebook
 
     output = Path(args.output or Path("build") / spec.op / "review.ipynb")
     if output.suffix not in (".ipynb", ".py"):

@@ -22,7 +22,7 @@ def configure(parser):
 def run(args):
     import sys
 
-    from kb_tools.paths import find_root
+    from kb_tools.kb.root import find_root
     from kb_tools.search.answer import answer, check_query, format_hits, format_task, read_stdin_query
 
     raw = read_stdin_query(sys.stdin.buffer) if args.query == "-" else args.query
@@ -36,7 +36,7 @@ def run(args):
         print(f"kbt route: task {task.id!r} is owned by {', '.join(task.skills)}, not {args.skill}", file=sys.stderr)
         return 1
     if not result.hits:
-        from kb_tools.router import nearest
+        from kb_tools.kb.router import nearest
 
         if args.format == "json":
             print("[]")

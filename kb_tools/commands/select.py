@@ -18,8 +18,8 @@ def out_dir(args, spec):
 
 def run(args):
     from kb_tools.commands._common import knowledge_base, warn_uncovered
-    from kb_tools.selection import select, write_selection
-    from kb_tools.specs import load_spec
+    from kb_tools.contract.selection import select, write_selection
+    from kb_tools.contract.specs import load_spec
 
     spec = load_spec(args.spec)
     warn_uncovered(spec)

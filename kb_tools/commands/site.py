@@ -17,7 +17,7 @@ def run(args):
 
     from kb_tools.commands._common import knowledge_base
     from kb_tools.diagnostics import EXIT_USAGE, fail
-    from kb_tools.site import build_site
+    from kb_tools.outputs.site import build_site
 
     out = Path(args.output)
     if out.exists() and not out.is_dir():

@@ -10,9 +10,9 @@ def configure(parser):
 def run(args):
     from kb_tools.commands._common import knowledge_base, warn_uncovered
     from kb_tools.commands.select import out_dir
-    from kb_tools.selection import select, write_selection
-    from kb_tools.specs import load_spec
-    from kb_tools.usage import write_usage
+    from kb_tools.contract.selection import select, write_selection
+    from kb_tools.contract.specs import load_spec
+    from kb_tools.contract.usage import write_usage
 
     spec = load_spec(args.spec)
     warn_uncovered(spec)

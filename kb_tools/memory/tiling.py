@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from kb_tools.vocabulary import canonical_dtype
+from kb_tools.kb.vocabulary import canonical_dtype
 
 # Element widths of the ten output dtypes of seed 001 §1.3 (bool is stored as one byte).
 DTYPE_BYTES = {

@@ -12,7 +12,7 @@ import sqlite3
 from pathlib import Path
 
 from kb_tools.diagnostics import EXIT_USAGE, fail
-from kb_tools.router import Task, find_task
+from kb_tools.kb.router import Task, find_task
 from kb_tools.search.index import open_index
 from kb_tools.search.rank import Hit, search
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kb_tools.diagnostics import Diagnostic, KbErrors
+from kb_tools.files.text import read_text
+from kb_tools.files.yamlio import load_yaml
 from kb_tools.search.answer import answer
-from kb_tools.textfile import read_text
-from kb_tools.yamlio import load_yaml
 
 
 @dataclass(frozen=True)

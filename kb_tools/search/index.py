@@ -1,5 +1,5 @@
 """The search index: the pages, the router's tasks and the glossary in one SQLite database
-with an FTS5 table, cached as bytes under kbcache and keyed by the content of every file it
+with an FTS5 table, cached as bytes under files.cache and keyed by the content of every file it
 was built from.
 
 Why FTS5: it is in Python's standard library (no dependency, nothing to download, no numpy
@@ -15,20 +15,20 @@ import json
 import sqlite3
 from pathlib import Path
 
-from kb_tools import kbcache
 from kb_tools.diagnostics import EXIT_USAGE, fail
-from kb_tools.pagefiles import page_files
+from kb_tools.files import cache
+from kb_tools.files.text import MAX_TEXT_BYTES
+from kb_tools.kb.page_files import page_files
 from kb_tools.search.tokens import key_tokens_of, tokens
-from kb_tools.textfile import MAX_TEXT_BYTES
 
 KIND = "search"
 FORMAT = 1
 # Columns of the FTS table, each with its BM25 weight: a word in a title or in a glossary
 # entry for the page says more about the page than the same word somewhere in its body.
 COLUMNS = {"title": 4.0, "trigger": 2.0, "rules": 1.5, "body": 1.0, "terms": 3.0, "tasks": 2.5}
-# the index's own code and all that decides which pages load and what they hold (pagecache's list)
-_CODE = ("search/index.py", "search/tokens.py", "pages.py", "router.py", "glossary.py", "pagecache.py", "vocabulary.py",
-         "yamlio.py", "schema_check.py", "textfile.py")
+# the index's own code and all that decides which pages load and what they hold (the page cache's list)
+_CODE = ("search/index.py", "search/tokens.py", "kb/pages.py", "kb/router.py", "kb/glossary.py", "kb/page_cache.py",
+         "kb/vocabulary.py", "files/yamlio.py", "files/schema_check.py", "files/text.py")
 _SCHEMA = f"""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE pages(n INTEGER PRIMARY KEY, id TEXT UNIQUE, path TEXT, title TEXT, tasks TEXT);
@@ -42,14 +42,14 @@ CREATE VIRTUAL TABLE docs USING fts5({", ".join(COLUMNS)}, tokenize="ascii token
 
 def _inputs(root: Path) -> list[tuple[str, bytes | None]]:
     files = [root / "ROUTER.md", root / "kb" / "glossary.yaml", *page_files(root / "kb")]
-    return [(p.relative_to(root).as_posix(), kbcache.file_bytes(p, MAX_TEXT_BYTES)) for p in files]
+    return [(p.relative_to(root).as_posix(), cache.file_bytes(p, MAX_TEXT_BYTES)) for p in files]
 
 
 def open_index(root: Path, *, fresh: bool = False) -> sqlite3.Connection:
     """The index of the KB at ``root``: the cached one when its key matches and it reads
     back as a database, else one built now (and cached). ``fresh`` skips the cache read."""
-    key = kbcache.content_key(_inputs(root), kbcache.code_digest(*_CODE))
-    raw = None if fresh else kbcache.read_entry(KIND, key, ".sqlite")
+    key = cache.content_key(_inputs(root), cache.code_digest(*_CODE))
+    raw = None if fresh else cache.read_entry(KIND, key, ".sqlite")
     if raw:
         conn = sqlite3.connect(":memory:")
         try:
@@ -60,14 +60,14 @@ def open_index(root: Path, *, fresh: bool = False) -> sqlite3.Connection:
             pass
         conn.close()
     conn = build_index(root, key)
-    kbcache.write_entry(KIND, key, conn.serialize(), ".sqlite")
+    cache.write_entry(KIND, key, conn.serialize(), ".sqlite")
     return conn
 
 
 def build_index(root: Path, key: str) -> sqlite3.Connection:
-    from kb_tools.glossary import load_glossary
-    from kb_tools.pages import load_kb
-    from kb_tools.router import parse_router
+    from kb_tools.kb.glossary import load_glossary
+    from kb_tools.kb.pages import load_kb
+    from kb_tools.kb.router import parse_router
 
     kb = load_kb(root)
     tasks = parse_router(root / "ROUTER.md")

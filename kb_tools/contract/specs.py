@@ -1,0 +1,223 @@
+"""Operator specs (``ops/<op>.yaml``): the facts routing needs about one operator class.
+
+A spec states what the operator *is* (topologies, dtypes, properties, criteria, the DUT's
+widening, the target); nothing in it names a rule, so routing never keys off an op name.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kb_tools.diagnostics import Diagnostic, KbErrors
+from kb_tools.files import cache
+from kb_tools.files.text import read_text
+from kb_tools.kb import vocabulary as V
+
+_DTYPE_NAMES = sorted(set(V.DTYPES) | set(V.DTYPE_ALIASES))
+
+SPEC_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["op", "topologies", "properties", "criteria"],
+    "properties": {
+        "op": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_]*$"},
+        # "." or a relative folder under build/<op>/: no "..", no absolute path, nothing hidden
+        "class_id": {"type": "string", "pattern": r"^(\.|[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*)$"},
+        "description": {"type": "string"},
+        "topologies": {"type": "array", "uniqueItems": True, "items": {"enum": list(V.TOPOLOGIES)}},
+        "properties": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["dtypes"],
+            "properties": {
+                **{k: {"type": "boolean"} for k in V.PROPERTY_KEYS if k not in V.LIST_PROPERTY_KEYS},
+                "dtypes": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"enum": _DTYPE_NAMES}},
+                "index_dtypes": {"type": "array", "uniqueItems": True, "items": {"enum": _DTYPE_NAMES}},
+                "ranks": {"type": "array", "uniqueItems": True, "items": {"type": "integer", "minimum": 0, "maximum": 8}},
+            },
+        },
+        "target": {"enum": list(V.TARGETS)},
+        "criteria": {
+            "type": "object",
+            "propertyNames": {"enum": _DTYPE_NAMES},
+            "additionalProperties": {"enum": list(V.CRITERIA)},
+        },
+        "widening": {
+            "type": "object",
+            "propertyNames": {"enum": _DTYPE_NAMES},
+            "additionalProperties": {"enum": _DTYPE_NAMES},
+        },
+        "wrapper": {"type": "string", "minLength": 1},
+        "tensors": {"type": "string", "minLength": 1},
+    },
+}
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    op: str
+    class_id: str
+    topologies: tuple[str, ...]
+    properties: dict  # canonical dtype names; list properties as lists
+    target: str | None
+    criteria: dict  # dtype -> criterion
+    widening: dict  # dtype -> accumulate dtype of the DUT
+    wrapper: str | None
+    description: str
+    path: Path
+    tensors: str | None = None  # folder of saved legs per dtype (<dtype>/{dut,golden,third_party}), under the source root
+    dtype_lines: dict = field(default_factory=dict, compare=False, repr=False)  # dtype -> its line in the spec
+
+    @property
+    def dtypes(self) -> tuple[str, ...]:
+        return tuple(self.properties.get("dtypes", ()))
+
+    def uncovered_dtypes(self) -> list[str]:
+        """Registered dtypes with no declared criterion (seed 000 §7: TTK then picks its own
+        default, not the operator's standard)."""
+        return [d for d in self.dtypes if d not in self.criteria]
+
+    def criterion_warnings(self) -> list[Diagnostic]:
+        """One warning per uncovered dtype, at its line in ``properties.dtypes``."""
+        return [Diagnostic(str(self.path), self.dtype_lines.get(d), "SP030",
+                           f"dtype {d} has no entry in criteria: TTK would judge it by its default "
+                           f"{V.undeclared_criterion(d)} instead of this operator's standard (seed 000 §7); "
+                           f"add `{d}: <criterion>`",
+                           "warning")
+                for d in self.uncovered_dtypes()]
+
+    def facts(self) -> dict[str, str]:
+        """Every routing fact that holds, each with the evidence a reviewer can read."""
+        held = {}
+        for key in V.PROPERTY_KEYS:
+            value = self.properties.get(key)
+            if value:
+                held[key] = f"{key}: {', '.join(map(str, value))}" if isinstance(value, list) else f"{key} is true"
+        dtypes = self.dtypes
+        ints = [d for d in dtypes if d in V.INTEGER_DTYPES]
+        floats = [d for d in dtypes if d in V.FLOAT_DTYPES]
+        halves = [d for d in dtypes if d in V.HALF_DTYPES]
+        if ints:
+            held["has_integer_dtype"] = f"integer dtypes {', '.join(ints)}"
+        if floats:
+            held["has_float_dtype"] = f"floating dtypes {', '.join(floats)}"
+        if halves:
+            held["has_half_dtype"] = f"half dtypes {', '.join(halves)}"
+        cross = [d for d in floats if self.criteria.get(d) == "cross_check"]
+        if cross:
+            held["three_party"] = f"cross_check declared for {', '.join(cross)}"
+        return held
+
+
+def _canon_list(values):
+    return [V.canonical_dtype(v) for v in values]
+
+
+def load_spec(path: Path) -> OpSpec:
+    path = Path(path)
+    text = read_text(path, code_prefix="SP")
+    known = _remembered(text, path)  # an unchanged spec is not parsed or validated again
+    if known is not None:
+        return known
+    from kb_tools.files.schema_check import schema_diagnostics
+    from kb_tools.files.yamlio import load_yaml
+
+    if not text.strip():
+        raise KbErrors([Diagnostic(str(path), None, "SP010", "empty spec: expected op, topologies, properties and criteria")])
+    data = load_yaml(text, path, code="SP011")
+    if not isinstance(data, dict):
+        raise KbErrors([Diagnostic(str(path), 1, "SP012", "a spec must be a mapping of keys to values")])
+    diags = schema_diagnostics(data, SPEC_SCHEMA, path, "SP020")
+    if diags:
+        raise KbErrors(diags)
+    props = dict(data["properties"])
+    for key in ("dtypes", "index_dtypes"):
+        if key in props:
+            props[key] = _canon_list(props[key])
+    criteria = {V.canonical_dtype(k): v for k, v in data["criteria"].items()}
+    widening = {V.canonical_dtype(k): V.canonical_dtype(v) for k, v in data.get("widening", {}).items()}
+    dtypes = set(props["dtypes"])
+    for name, table in (("criteria", data["criteria"]), ("widening", data.get("widening", {}))):
+        for key in table:
+            if V.canonical_dtype(key) not in dtypes:
+                diags.append(Diagnostic(str(path), table.line_of(key), "SP021", f"{name} names {key!r}, which is not in properties.dtypes"))
+    if diags:
+        raise KbErrors(diags)
+    spec = OpSpec(
+        op=data["op"],
+        class_id=data.get("class_id", "."),
+        topologies=tuple(data["topologies"]),
+        properties=props,
+        target=data.get("target"),
+        criteria=criteria,
+        widening=widening,
+        wrapper=data.get("wrapper"),
+        description=" ".join(str(data.get("description", "")).split()),
+        path=path,
+        tensors=data.get("tensors"),
+        dtype_lines={dtype: data["properties"]["dtypes"].line_of(i) for i, dtype in enumerate(props["dtypes"])},
+    )
+    _remember(text, spec)
+    return spec
+
+
+def spec_files(ops_dir: Path) -> list[Path]:
+    return sorted(Path(ops_dir).glob("*.yaml"))
+
+
+# Specs already parsed and checked, by the content of their file: ``kbt select`` on an
+# unchanged spec would otherwise import YAML and jsonschema to reach the same OpSpec again.
+# The key covers the file's text and the code that reads it (files.cache); a record is used
+# only when it rebuilds into an OpSpec that writes back to the same record, and only specs
+# that loaded without error are remembered, so a broken spec is reported every run.
+MEMO = cache.Memo("specs", max_items=256)
+_CODE = ("contract/specs.py", "kb/vocabulary.py", "files/yamlio.py", "files/schema_check.py")
+_FIELDS = ("op", "class_id", "topologies", "properties", "target", "criteria", "widening", "wrapper", "description", "tensors", "dtype_lines")
+
+
+def _memo_key(text: str) -> str:
+    return cache.content_key([("spec", text.encode("utf-8", "surrogatepass"))], cache.code_digest(*_CODE))
+
+
+def _record(spec: OpSpec) -> dict:
+    return {name: list(v) if isinstance(v := getattr(spec, name), tuple) else v for name in _FIELDS}
+
+
+def _remembered(text: str, path: Path) -> OpSpec | None:
+    record = MEMO.get(_memo_key(text))
+    if not isinstance(record, dict) or set(record) != set(_FIELDS):
+        return None
+    try:
+        spec = OpSpec(**{**record, "topologies": tuple(record["topologies"])}, path=Path(path))
+    except TypeError:
+        return None
+    return spec if _record(spec) == record and isinstance(spec.op, str) and isinstance(spec.properties, dict) else None
+
+
+def _remember(text: str, spec: OpSpec) -> None:
+    """Remember ``spec`` if its record rebuilds it whole (a field added to OpSpec but not to
+    _FIELDS would otherwise come back as its default)."""
+    record = _record(spec)
+    try:
+        rebuilt = OpSpec(**{**record, "topologies": tuple(record["topologies"])}, path=spec.path)
+    except TypeError:  # OpSpec gained a field _FIELDS does not name
+        return
+    if rebuilt == spec and rebuilt.dtype_lines == spec.dtype_lines:
+        MEMO.put(_memo_key(text), record)
+
+
+@contextmanager
+def whole_catalog(n_specs: int):
+    """Within the block, specs are remembered in a memo of their own that holds a whole
+    catalog (``kbt build``): the shared memo keeps 256 so that ``kbt select`` starts fast,
+    which made every build of 1,000 specs parse 744 of them again. Saved when the block ends."""
+    global MEMO
+    shared, MEMO = MEMO, cache.Memo("catalog-specs", max_items=max(n_specs, MEMO.max_items))
+    try:
+        yield
+    finally:
+        MEMO.save()
+        MEMO = shared

@@ -1,0 +1,60 @@
+"""Reading a user's text file with one clear error for every way it can be unusable."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from kb_tools.diagnostics import EXIT_USAGE, fail
+
+MAX_TEXT_BYTES = 16 * 1024 * 1024
+
+
+def _stat(path: Path, code_prefix: str) -> os.stat_result:
+    """The file's status, or one line saying why there is none (a loop or a dangling link
+    is named as such: "no such file" next to a link the user can see would mislead)."""
+    try:
+        return path.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            fail(path, None, f"{code_prefix}007", "symbolic link loop", EXIT_USAGE)
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            if path.is_symlink():
+                fail(path, None, f"{code_prefix}001", f"dangling symbolic link (to {os.readlink(path)})", EXIT_USAGE)
+            fail(path, None, f"{code_prefix}001", "no such file", EXIT_USAGE)
+        fail(path, None, f"{code_prefix}004", f"cannot read: {exc.strerror or exc}", EXIT_USAGE)
+
+
+def read_text(path: Path, *, code_prefix: str = "IO", limit: int = MAX_TEXT_BYTES) -> str:
+    """Return the file's text, or raise a KbError (exit 2) saying why it cannot be read."""
+    return read_text_and_bytes(path, code_prefix=code_prefix, limit=limit)[0]
+
+
+def read_text_and_bytes(path: Path, *, code_prefix: str = "IO", limit: int = MAX_TEXT_BYTES) -> tuple[str, bytes]:
+    """``read_text`` with the bytes the text came from, for a caller that hashes the file:
+    one read, so the hash is always of the text that was parsed."""
+    path = Path(path)
+    status = _stat(path, code_prefix)
+    if stat.S_ISDIR(status.st_mode):
+        fail(path, None, f"{code_prefix}002", "is a directory, expected a file", EXIT_USAGE)
+    if not stat.S_ISREG(status.st_mode):  # a FIFO would block and /dev/zero never ends
+        fail(path, None, f"{code_prefix}008", "not a regular file (a device, FIFO or socket)", EXIT_USAGE)
+    if status.st_size > limit:
+        fail(path, None, f"{code_prefix}003", f"file is {status.st_size} bytes, over the {limit}-byte limit", EXIT_USAGE)
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(limit + 1)  # the file may have grown since stat
+    except OSError as exc:
+        fail(path, None, f"{code_prefix}004", f"cannot read: {exc.strerror or exc}", EXIT_USAGE)
+    if len(data) > limit:
+        fail(path, None, f"{code_prefix}003", f"file is over the {limit}-byte limit", EXIT_USAGE)
+    if b"\x00" in data:
+        fail(path, None, f"{code_prefix}005", "binary file (NUL byte found), expected UTF-8 text", EXIT_USAGE)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        fail(path, line, f"{code_prefix}006", f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})", EXIT_USAGE)
+    return text.removeprefix("\ufeff"), data
