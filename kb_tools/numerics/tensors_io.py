@@ -1,36 +1,90 @@
 """Load a saved tensor (.npy or .pt) for comparison, with one clear error for each way it fails.
 
 Whatever numpy or torch can load is either returned as a dense CPU tensor of its own shape (a
-0-d array stays 0-d) or refused with a TensorFileError that names the reason.
+0-d array stays 0-d) or refused with a TensorFileError that names the reason. What a file
+declares is checked before its data is read: a .npy header's element count against the bytes
+after it and against the machine's memory, a .pt archive's data records against the memory,
+and a loaded tensor's element count (an expanded, stride-0 tensor declares far more elements
+than its storage holds) against the memory, before anything walks those elements.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 SUFFIXES = (".npy", ".pt", ".pth")
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"))
 
 
 class TensorFileError(ValueError):
     """A tensor file that cannot be used; the message names the path and the reason."""
 
 
+def machine_memory() -> int:
+    """Bytes of physical memory: no tensor larger than this can be compared here."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
 def check_path(path) -> Path:
-    """The path, if it names a file with a tensor suffix; torch-free so the CLI checks it first."""
+    """The path, if it names a regular file with a tensor suffix; torch-free so the CLI checks it
+    first. A FIFO or a device would block or never end when read, so only regular files pass."""
     path = Path(path)
-    if not path.exists():
-        raise TensorFileError(f"{path}: no such file")
-    if path.is_dir():
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise TensorFileError(f"{path}: no such file") from None
+    except OSError as exc:  # permission, a symlink loop, a name too long
+        raise TensorFileError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+    if stat.S_ISDIR(mode):
         raise TensorFileError(f"{path}: is a directory, expected a .npy or .pt file")
     if path.suffix.lower() not in SUFFIXES:
         raise TensorFileError(f"{path}: unknown extension {path.suffix or '(none)'!r}; expected .npy or .pt")
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise TensorFileError(f"{path}: is {kind}, expected a regular .npy or .pt file")
     return path
+
+
+def _declared(path: Path, elements: int, itemsize: int, dtype, held: int | None) -> None:
+    """Refuse ``elements`` of ``itemsize`` bytes that the file's data (``held`` bytes) or the
+    machine cannot hold."""
+    need = elements * itemsize
+    if held is not None and need > held:
+        raise TensorFileError(f"{path}: declares {elements} elements of {dtype} ({need} bytes) but holds only "
+                              f"{held} bytes of data")
+    memory = machine_memory()
+    if need > memory:
+        raise TensorFileError(f"{path}: declares {elements} elements of {dtype} ({need} bytes), more than this "
+                              f"machine's memory ({memory} bytes)")
+
+
+def _npy_header(path: Path):
+    """(shape, dtype) from a .npy header, after checking that the bytes behind it hold them."""
+    import math
+
+    import numpy as np
+
+    try:
+        with open(path, "rb") as f:
+            version = np.lib.format.read_magic(f)
+            read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            shape, _, dtype = read(f)
+            held = os.fstat(f.fileno()).st_size - f.tell()
+    except Exception as exc:  # numpy raises ValueError/OSError/EOFError/... for a bad header
+        raise TensorFileError(f"{path}: not a readable .npy array ({type(exc).__name__}: {exc})") from None
+    if not dtype.hasobject:  # pickled objects are refused by np.load itself
+        _declared(path, math.prod(shape), dtype.itemsize, dtype, held)
+    return shape, dtype
 
 
 def _from_npy(path: Path):
     import numpy as np
     import torch
 
+    _npy_header(path)
     try:
         array = np.load(path, allow_pickle=False)
     except Exception as exc:  # numpy raises ValueError/OSError/EOFError/... for bad files
@@ -47,9 +101,23 @@ def _from_npy(path: Path):
         raise TensorFileError(f"{path}: dtype {array.dtype} has no torch equivalent ({exc})") from None
 
 
+def _pt_records(path: Path) -> None:
+    """Refuse a .pt archive whose data records together exceed the machine's memory, from the zip
+    directory alone. torch itself checks each record against the size its pickle declares."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            held = sum(info.file_size for info in archive.infolist() if "/data/" in info.filename)
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return  # not an archive (torch's legacy format, or junk): torch.load decides
+    _declared(path, held, 1, "bytes", None)
+
+
 def _from_pt(path: Path):
     import torch
 
+    _pt_records(path)
     try:
         obj = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for a bad or unsafe file
@@ -63,6 +131,9 @@ def _from_pt(path: Path):
         raise TensorFileError(f"{path}: holds a quantized {obj.dtype} tensor; save its int_repr() or dequantize() it")
     if obj.is_meta:
         raise TensorFileError(f"{path}: holds a meta tensor (a shape without data)")
+    _declared(path, obj.numel(), obj.element_size(), str(obj.dtype).removeprefix("torch."), None)
+    if obj.numel() * obj.element_size() > obj.untyped_storage().nbytes():  # expanded: elements share storage
+        obj = obj.contiguous()
     return obj.detach()
 
 
