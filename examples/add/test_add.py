@@ -25,7 +25,7 @@ from kb_tools.numerics.criteria import judge  # noqa: E402
 from kb_tools.numerics.metrics import compute  # noqa: E402
 from kb_tools.numerics.promote import case_mode  # noqa: E402
 from kb_tools.numerics.tensors_io import load  # noqa: E402
-from kb_tools.trace import trace_call  # noqa: E402
+from kb_tools.runtime.trace import trace_call  # noqa: E402
 from legs.golden import WIDENING, golden_add  # noqa: E402
 from ops.prototypes import add as prototype  # noqa: E402
 from ops.wrappers.add_wrapper import add_kernel, add_wrapper, scalar_result_dtype  # noqa: E402
@@ -172,7 +172,10 @@ def test_planted_host_cast_is_caught(tmp_path):
     planted = text.replace(anchor, "    x = x.to(out_dtype)\n" + anchor)
     assert planted != text
     wrapper.write_text(planted)
-    proc = subprocess.run([sys.executable, "-m", "kb_tools", "verify", str(copy), "--root", str(copy)],
+    # the copy's selection is made afresh, so that a page edited since the last `make examples` cannot mask the plant
+    kbt = [sys.executable, "-m", "kb_tools"]
+    subprocess.run([*kbt, "select", "ops/add.yaml", "-o", str(copy)], cwd=REPO, check=True, capture_output=True, timeout=120)
+    proc = subprocess.run([*kbt, "verify", str(copy), "--root", str(copy)],
                           cwd=REPO, capture_output=True, text=True, timeout=120)
     line = planted.splitlines().index("    x = x.to(out_dtype)") + 1
     assert proc.returncode == 1

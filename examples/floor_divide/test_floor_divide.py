@@ -26,7 +26,7 @@ from kb_tools.numerics.criteria import judge  # noqa: E402
 from kb_tools.numerics.integers import wrap  # noqa: E402
 from kb_tools.numerics.promote import case_mode  # noqa: E402
 from kb_tools.numerics.tensors_io import load  # noqa: E402
-from kb_tools.trace import trace_call  # noqa: E402
+from kb_tools.runtime.trace import trace_call  # noqa: E402
 from legs.golden import WIDENING, ZERO_DIVISOR_YIELDS, golden_floor_divide  # noqa: E402
 from ops.prototypes import floor_divide as prototype  # noqa: E402
 from ops.wrappers.floor_divide_wrapper import floor_divide_kernel, floor_divide_wrapper  # noqa: E402
@@ -192,7 +192,7 @@ def test_nothing_dispatched_outside_the_kernel():
 
 
 def test_planted_unguarded_minus_one_divisor_is_caught(tmp_path):
-    """The golden's -1 route removed in a copy: kbt verify reports GD104 and fails the claim."""
+    """The golden's -1 route removed in a copy: kbt audit reports GD104 at the division."""
     copy = tmp_path / "floor_divide"
     shutil.copytree(HERE, copy, ignore=shutil.ignore_patterns("__pycache__", "tensors"))
     golden = copy / "legs" / "golden.py"
@@ -202,7 +202,7 @@ def test_planted_unguarded_minus_one_divisor_is_caught(tmp_path):
                .replace("    quotient = torch.where(minus_one, torch.neg(a), quotient)  # -INT_MIN wraps to INT_MIN at this width\n", ""))
     assert "minus_one" not in planted
     golden.write_text(planted)
-    proc = subprocess.run([sys.executable, "-m", "kb_tools", "verify", str(copy), "--root", str(copy)],
-                          cwd=REPO, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "kb_tools", "audit", str(copy)], cwd=REPO, capture_output=True, text=True, timeout=120)
+    line = next(i for i, row in enumerate(planted.splitlines(), 1) if 'rounding_mode="floor"' in row)
     assert proc.returncode == 1
-    assert "GD104" in proc.stderr and "INT_MIN / -1" in proc.stderr and "division-guards-in-source" in proc.stderr
+    assert f"golden.py:{line}:" in proc.stdout and "GD104" in proc.stdout and "INT_MIN / -1" in proc.stdout
