@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from kb_tools.audit.checker import RawFinding, WrapperAudit
+from kb_tools.audit.checker import WrapperAudit
 from kb_tools.audit.codes import RULES
+from kb_tools.audit.findings import RawFinding
 from kb_tools.audit.kinds import is_tensor
 from kb_tools.audit.module import DEFAULT_WRAPPER_GLOB, ModuleInfo
 from kb_tools.audit.suppress import suppressions

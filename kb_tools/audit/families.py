@@ -8,8 +8,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from kb_tools.audit.checker import RawFinding
 from kb_tools.audit.family_context import FileContext, find_spec
+from kb_tools.audit.findings import RawFinding
 from kb_tools.audit.golden_rules import check_golden, check_third_party
 from kb_tools.audit.kernel_rules import check_kernel
 from kb_tools.audit.module import FUNCTION_DEFS, ModuleInfo

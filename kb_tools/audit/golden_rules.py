@@ -23,8 +23,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from kb_tools.audit.casts import WIDTH, cast_target, dtype_name, is_float, is_int
-from kb_tools.audit.checker import RawFinding, call_pos
 from kb_tools.audit.family_context import FileContext
+from kb_tools.audit.findings import RawFinding, call_pos
 from kb_tools.audit.module import FUNCTION_DEFS
 from kb_tools.audit.names import dotted, qualname
 from kb_tools.audit.roles import KERNEL_FRAMEWORKS

@@ -19,8 +19,8 @@ import itertools
 from functools import lru_cache
 
 from kb_tools.audit.casts import cast_target, dtype_name
-from kb_tools.audit.checker import RawFinding
 from kb_tools.audit.family_context import FileContext
+from kb_tools.audit.findings import RawFinding
 from kb_tools.audit.module import FUNCTION_DEFS, launch_target
 from kb_tools.audit.names import dotted, qualname
 from kb_tools.kb import vocabulary as V

@@ -31,8 +31,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from kb_tools.audit.casts import dtype_name
-from kb_tools.audit.checker import RawFinding, call_pos
 from kb_tools.audit.family_context import FileContext
+from kb_tools.audit.findings import RawFinding, call_pos
 from kb_tools.audit.module import FUNCTION_DEFS, launch_target
 from kb_tools.audit.names import dotted, qualname
 from kb_tools.audit.roles import imports_framework, is_test_name

@@ -1,0 +1,140 @@
+"""The reporting stage of a wrapper's walk: each host operation a value of a known kind meets
+(a torch function, a tensor method, a tensor in a condition) and the rule code it is reported
+under (``tables`` sorts the names; seed 003's whitelist is what is left).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from kb_tools.audit import tables as tb
+from kb_tools.audit.evidence import torch_name
+from kb_tools.audit.findings import RawFinding, method_pos
+from kb_tools.audit.kinds import K, P, S, T, U, flat
+from kb_tools.audit.names import qualname
+
+
+class HostOperations:
+    """Findings on host operations (mixed into ``WrapperAudit``)."""
+
+    def emit(self, pos: tuple[int, int], code: str, message: str) -> None:
+        helper = self.frame.name if len(self.frames) > 1 else None
+        if helper:
+            message += f" (in helper `{helper}`)"
+        self.findings.append(RawFinding(pos[0], pos[1], code, message, helper))
+
+    def test(self, node) -> None:
+        """A condition: a tensor here reads its data on the host."""
+        if isinstance(node, ast.BoolOp):
+            for v in node.values:
+                self.test(v)
+            return
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            self.test(node.operand)
+            return
+        if isinstance(node, ast.Compare):
+            kinds = [flat(self.expr(x)) for x in (node.left, *node.comparators)]
+            identity = all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops)
+            if T in kinds and not identity:
+                self.emit((node.lineno, node.col_offset), "WB106", "uses a tensor in a condition (reads its data on the host)")
+            return
+        kind = self.expr(node)
+        if kind == T:
+            self.emit((node.lineno, node.col_offset), "WB106", "uses a tensor in a condition (reads its data on the host)")
+
+    def torch_call(self, e, name: str):
+        pos = method_pos(e.func) if isinstance(e.func, ast.Attribute) else (e.lineno, e.col_offset)
+        if name.startswith("Tensor."):  # torch.Tensor.to(x, ...) is x.to(...)
+            kinds = self.args(e)
+            return self.classify_method(e, name.split(".", 1)[1], flat(kinds[0]) if kinds else T, pos, e.args[1:])
+        kinds = [flat(k) for k in self.args(e)]
+        short = name.rsplit(".", 1)[-1]
+        if name == "empty":
+            return T
+        if name.endswith("synchronize"):
+            self.emit(pos, "WB108", f"torch.{name}() in the wrapper: synchronisation belongs to the caller")
+            return P
+        if name in tb.TORCH_ALLOC:
+            self.emit(pos, "WB104", f"allocation torch.{name}(); only torch.empty for the declared outputs is allowed")
+        elif name in tb.TORCH_CONCAT_PAD or short == "pad":
+            self.emit(pos, "WB105", f"torch.{name}() concatenates or pads on the host")
+        elif name in tb.TORCH_LAYOUT:
+            self.emit(pos, "WB102", f"layout change torch.{name}() on the host")
+        elif name in tb.TORCH_RESHAPE:
+            self.emit(pos, "WB103", f"reshape or slice torch.{name}() on the host")
+        else:
+            self.emit(pos, "WB113", f"calls torch.{name}(); torch.empty is the only torch call a wrapper may make")
+        if short in tb.TORCH_METADATA_FUNCS:
+            return P
+        return T if T in kinds or name in tb.TORCH_ALLOC else U
+
+    def method_call(self, e, func: ast.Attribute):
+        attr = func.attr
+        if attr in tb.SYNC_METHODS:
+            receiver = func.value
+            if isinstance(receiver, ast.Call) and torch_name(qualname(receiver.func, self.aliases)):
+                self.args(receiver)  # torch.cuda.current_stream().synchronize(): one finding
+            else:
+                self.expr(receiver)
+            self.args(e)
+            self.emit(method_pos(func), "WB108", f".{attr}() in the wrapper: synchronisation belongs to the caller")
+            return P
+        paired, self.pair_contiguous = self.pair_contiguous, False
+        pairing = attr == "contiguous" and isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Attribute) \
+            and func.value.func.attr in tb.LAYOUT_METHODS - {"contiguous"}
+        before = len(self.findings)
+        self.pair_contiguous = pairing
+        receiver = flat(self.expr(func.value))
+        self.pair_contiguous = False
+        if pairing and len(self.findings) > before and self.findings[-1].code == "WB102":
+            self.args(e)  # x.movedim(...).contiguous() is one transpose-and-copy, reported once
+            return T
+        if receiver in (P, S, K):
+            self.args(e)
+            return P if receiver != K else U
+        if receiver == U and attr in tb.AMBIGUOUS_METHODS:
+            self.args(e)
+            if attr == "view" and self.is_dtype_view(e, e.args):  # a dtype argument settles it
+                self.emit(method_pos(func), "WB112", ".view(dtype) reinterprets bits on the host")
+                return T
+            return U
+        return self.classify_method(e, attr, receiver, method_pos(func), e.args, evaluate=True, paired=paired)
+
+    def classify_method(self, e, attr: str, receiver: str, pos, args, evaluate: bool = False, paired: bool = False):
+        if evaluate:
+            self.args(e)
+        if attr in tb.META_METHODS or (attr == "type" and not e.args and not e.keywords):
+            return P if receiver in (T, U) else U
+        if attr == "view" and self.is_dtype_view(e, args):
+            self.emit(pos, "WB112", ".view(dtype) reinterprets bits on the host")
+            return T
+        if attr in tb.CAST_METHODS:
+            self.emit(pos, "WB101", f"host cast .{attr}()")
+            return T
+        if attr in tb.LAYOUT_METHODS:
+            tail = " + .contiguous() (transpose and copy)" if paired and attr != "contiguous" else ""
+            self.emit(pos, "WB102", f"layout change .{attr}(){tail} on the host")
+            return T
+        if attr in tb.RESHAPE_METHODS:
+            self.emit(pos, "WB103", f"reshape or view .{attr}() on the host")
+            return T
+        if attr in tb.ALLOC_METHODS:
+            self.emit(pos, "WB104", f"allocation .{attr}() on the host; only torch.empty for the declared outputs is allowed")
+            return T
+        if attr in tb.DATA_METHODS:
+            self.emit(pos, "WB106", f".{attr}() reads tensor data on the host")
+            return T if attr == "cpu" else P
+        if receiver == T:
+            self.emit(pos, "WB107", f"tensor operation .{attr}() on the host")
+            return T
+        return U
+
+    def is_dtype_view(self, e, args) -> bool:
+        candidates = list(args) + [kw.value for kw in e.keywords if kw.arg == "dtype"]
+        if len(candidates) != 1:
+            return False
+        a = candidates[0]
+        q = qualname(a, self.aliases) or ""
+        if q.startswith("torch.") and q[len("torch."):] in tb.TORCH_DTYPES:
+            return True
+        return isinstance(a, ast.Attribute) and a.attr == "dtype"

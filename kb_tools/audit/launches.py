@@ -1,0 +1,66 @@
+"""The launch stage of a wrapper's walk: how many kernel launches each path has made (0, 1,
+or 2 for "two or more"), where a second launch, a launch in a loop and a return without a
+launch are reported (WB109, WB110), and which calls are launches.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from kb_tools.audit.kinds import K, U
+from kb_tools.audit.module import launch_target
+
+BLAMED_ZERO = -1  # a path already reported as returning without a launch
+
+
+def _launch(counts: frozenset) -> frozenset:
+    return frozenset(min(max(c, 0) + 1, 2) for c in counts)
+
+
+class LaunchCounting:
+    """Launch counts along the walk (mixed into ``WrapperAudit``)."""
+
+    @property
+    def most_launches(self) -> int:
+        return max((max(c, 0) for c in self.end_counts), default=0)
+
+    def ret(self, s, kind) -> None:
+        frame = self.frame
+        counts = self.counts
+        if frame.launches and 0 in counts and self.nested == 0:
+            self.emit((s.lineno, s.col_offset), "WB109",
+                      "returns without launching the kernel (a delivered wrapper launches once, even for an empty input)")
+            counts = frozenset(BLAMED_ZERO if c == 0 else c for c in counts)
+        frame.returns.append(kind)
+        frame.return_counts |= counts
+        self.counts = frozenset()
+
+    def is_launch(self, call) -> bool:
+        names = self.module.launchers | self.frame.kernel_names
+        if launch_target(call, names):
+            return True
+        return isinstance(call.func, ast.Name) and self.env.get(call.func.id) == K
+
+    def launch(self, call) -> str:
+        if self.nested:
+            return U
+        pos = (call.lineno, call.col_offset)
+        before = self.counts
+        if self.loop_depth > 0:
+            self.emit(self.report_site(pos, lambda f: self.loop_depth > f.entry_loop),
+                      "WB110", "launches the kernel inside a loop or comprehension")
+        elif any(c >= 1 for c in before):
+            self.emit(self.report_site(pos, lambda f: not any(c >= 1 for c in f.entry_counts)),
+                      "WB109", "a second kernel launch on this path; a wrapper launches exactly one kernel once")
+        self.launch_sites.add(pos)
+        self.counts = _launch(before)
+        return U
+
+    def report_site(self, pos, belongs_here) -> tuple[int, int]:
+        """Where a launch problem is reported: in the innermost frame that holds its cause
+        (the loop, or the earlier launch), at the call leading into the next frame."""
+        for frame in reversed(self.frames):
+            if belongs_here(frame) or frame.called_at is None:
+                return pos
+            pos = frame.called_at
+        return pos
