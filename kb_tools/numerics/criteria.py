@@ -3,20 +3,22 @@
 The reference is hicann/ops-test-kit, ``ttk/core_modules/comparison/`` (mix_tolerance.py,
 is_close.py, stat_rel_err.py, cross_check.py, binary_equal.py, quant.py; routing in resolve.py).
 Here live the three element-wise float criteria; the bit-for-bit ones are in ``bitwise``,
-cross_check in ``cross_check``. Each criterion makes one chunked pass in TTK's working precision
+cross_check in ``cross_check``. On the CPU, mix_tolerance, stat_rel_err and cross_check take
+one compiled pass (``onepass``) that handles NaN/inf and the small-value region per element;
+elsewhere (a device, an integer leg) each makes one chunked torch pass in TTK's working precision
 (float32 unless a leg is float64), and a second one with TTK's NaN/inf masks only when the first
-met a non-finite value; it computes only the statistics its decision needs.
-:func:`judge` is the one entry point.
+met a non-finite value. :func:`judge` gives the verdict; :func:`compare` gives it with each leg's
+metrics, from the same single pass where the compiled pass takes the legs.
 """
 
 from __future__ import annotations
 
 import math
 
-from kb_tools.numerics import chunks, routing
+from kb_tools.numerics import chunks, metrics, onepass, routing
 from kb_tools.numerics import tolerances as tol
 from kb_tools.numerics.bitwise import binary_equal, quant
-from kb_tools.numerics.cross_check import cross_check
+from kb_tools.numerics.cross_check import cross_check, cross_check_with_metrics
 from kb_tools.numerics.verdict import Verdict, dtype_name, empty, finish
 
 
@@ -58,15 +60,36 @@ def mix_tolerance(dut, golden, dtype: str | None = None) -> Verdict:
     NaN against NaN and same-sign infinities match; any other non-finite disagreement makes the
     max error unbounded, so it fails the cap (mix_tolerance.py).
     """
+    return _pair_criterion("mix_tolerance", dut, golden, dtype, with_metrics=False)[0]
+
+
+def _pair_criterion(name: str, dut, golden, dtype: str | None, with_metrics: bool):
+    """(verdict of mix_tolerance or stat_rel_err, the DUT's metrics or None): one compiled pass
+    on the CPU, the criterion's torch pass(es) and a metrics pass elsewhere."""
     import torch
 
     (a, g), notes = chunks.flat_legs(dut, golden)
     dtype = dtype or dtype_name(dut)
+    if a.numel() == 0:
+        return empty(name, dtype, notes), (metrics.compute(a, g, dtype) if with_metrics else None)
+    work = chunks.work_dtype(torch, a, g)
     row = tol.mix_row(dtype)
-    n = a.numel()
-    if n == 0:
-        return empty("mix_tolerance", dtype, notes)
-    matched, mismatched, max_err = _fast_or_masked(_mix_pass, torch, a, g, row, chunks.work_dtype(torch, a, g))
+    if onepass.supports(a, g):
+        s, sums = onepass.pair(a, g, work == torch.float64, row.rtol, row.atol, with_metrics)
+        if name == "mix_tolerance":
+            verdict = _mix_verdict(dtype, notes, a.numel(), row, int(s["matched"]), int(s["mismatched"]), s["max_err"])
+        else:
+            verdict = _stat_verdict(dtype, notes, a.numel(), s["sum_rel_w"], int(s["finite"]), int(s["mismatched"]),
+                                    s["max_rel_w"])
+        return verdict, (metrics.from_sums(dtype, a.numel(), sums) if with_metrics else None)
+    if name == "mix_tolerance":
+        verdict = _mix_verdict(dtype, notes, a.numel(), row, *_fast_or_masked(_mix_pass, torch, a, g, row, work))
+    else:
+        verdict = _stat_verdict(dtype, notes, a.numel(), *_fast_or_masked(_stat_pass, torch, a, g, work))
+    return verdict, (metrics.compute(a, g, dtype) if with_metrics else None)
+
+
+def _mix_verdict(dtype, notes, n, row, matched, mismatched, max_err) -> Verdict:
     max_err = math.inf if mismatched else max_err
     ratio = matched / n
     v = Verdict("mix_tolerance", dtype, True, notes=notes, metrics={
@@ -188,15 +211,11 @@ def _stat_pass(torch, a, g, work, masked: bool):
 def stat_rel_err(dut, golden, dtype: str | None = None) -> Verdict:
     """MERE < threshold and MARE < 10·threshold over finite pairs, rel = |a-g| / (|g| + 1e-7);
     a NaN/inf disagreement fails outright, all-matching non-finite data passes (stat_rel_err.py)."""
-    import torch
+    return _pair_criterion("stat_rel_err", dut, golden, dtype, with_metrics=False)[0]
 
-    (a, g), notes = chunks.flat_legs(dut, golden)
-    dtype = dtype or dtype_name(dut)
+
+def _stat_verdict(dtype, notes, n, total, n_finite, mismatched, mare) -> Verdict:
     th = tol.stat_threshold(dtype)
-    n = a.numel()
-    if n == 0:
-        return empty("stat_rel_err", dtype, notes)
-    total, n_finite, mismatched, mare = _fast_or_masked(_stat_pass, torch, a, g, chunks.work_dtype(torch, a, g))
     v = Verdict("stat_rel_err", dtype, True, notes=notes, metrics={"threshold": th, "mere": None, "mare": None})
     if mismatched:
         v.reasons.append(f"NaN/inf mismatch at {int(mismatched)} of {n} elements (MERE and MARE not computed)")
@@ -224,18 +243,34 @@ def judge(criterion: str, dut, golden, third_party=None, dtype: str | None = Non
     comparison; ``mixed``/``isclose``/``binary`` are aliases); the verdict says when it switched.
     ValueError for input TTK refuses or that cannot be compared (different sizes).
     """
+    return _apply(criterion, dut, golden, third_party, dtype, level, with_metrics=False)[0]
+
+
+def compare(criterion: str, dut, golden, third_party=None, dtype: str | None = None,
+            level: str | None = None) -> tuple[Verdict, dict]:
+    """:func:`judge`'s verdict and the metrics of each leg that was judged against the golden
+    ({"dut": Metrics, "third_party": Metrics}; none for the bit-for-bit criteria), from one pass
+    over the legs where the compiled pass takes them (close: its own pass, then the metrics')."""
+    return _apply(criterion, dut, golden, third_party, dtype, level, with_metrics=True)
+
+
+def _apply(criterion, dut, golden, third_party, dtype, level, with_metrics: bool):
     dtype = dtype or dtype_name(dut)
     chosen = routing.route(criterion, dtype)
+    legs = {}
     if chosen.applied == "binary_equal":
         v = binary_equal(dut, golden)
     elif chosen.applied == "quant":
         v = quant(dut, golden)
     elif chosen.applied == "cross_check":
-        v = cross_check(dut, golden, third_party, dtype, level or tol.DEFAULT_LEVEL)
+        v, legs = cross_check_with_metrics(dut, golden, third_party, dtype, level or tol.DEFAULT_LEVEL, with_metrics)
+    elif chosen.applied == "close":
+        v = close(dut, golden, dtype)
+        legs = {"dut": metrics.compute(dut, golden, dtype)} if with_metrics else {}
     else:
-        v = {"close": close, "mix_tolerance": mix_tolerance, "stat_rel_err": stat_rel_err}[chosen.applied](
-            dut, golden, dtype)
+        v, dut_metrics = _pair_criterion(chosen.applied, dut, golden, dtype, with_metrics)
+        legs = {"dut": dut_metrics} if with_metrics else {}
     if chosen.reason:
         v.requested = routing.criterion_name(criterion)
         v.notes.insert(0, chosen.reason)
-    return v
+    return v, legs

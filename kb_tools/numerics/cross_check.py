@@ -1,11 +1,12 @@
 """TTK's cross_check (cross_check.py): the DUT's error against a same-precision third party's,
-both measured against a more precise golden, in one chunked pass."""
+both measured against a more precise golden, in one pass (compiled on the CPU, ``onepass``;
+chunked torch elsewhere)."""
 
 from __future__ import annotations
 
 import math
 
-from kb_tools.numerics import chunks
+from kb_tools.numerics import chunks, metrics, onepass
 from kb_tools.numerics import tolerances as tol
 from kb_tools.numerics.verdict import Verdict, dtype_name, finish
 
@@ -108,28 +109,54 @@ def cross_check(dut, golden, third_party, dtype: str | None = None, level: str =
     Special positions (NaN/inf in any leg) pass when the DUT equals the third party, or when the
     golden is non-finite and the DUT equals it. Large-value region (finite, |g| >= small value):
     mare, mere and rmse ratios through safe_div, each within the level's limit. Small-value region:
-    DUT errors / max(third-party errors, 1) <= 2.
+    DUT errors / max(third-party errors, 1) <= 2. The third party must hold the DUT's dtype (a
+    same-precision implementation); TTK would promote any leg, so an int8 leg of zeros made every
+    DUT look good (hostile-3 repro 30).
     """
-    import torch
+    return cross_check_with_metrics(dut, golden, third_party, dtype, level, with_metrics=False)[0]
 
+
+def _check_arguments(dut, third_party, dtype: str, level: str) -> None:
     if third_party is None:
         raise ValueError("cross_check needs the third-party leg")
     if level not in tol.LEVELS:
         raise ValueError(f"unknown level {level!r}; choose one of {', '.join(tol.LEVELS)}")
-    dtype = dtype or dtype_name(dut)
     if dtype not in tol.SMALL_VALUE:
         raise ValueError(f"cross_check supports {', '.join(tol.SMALL_VALUE)} only (TTK), not {dtype}")
+    if third_party.dtype != dut.dtype:
+        raise ValueError(f"the third-party leg holds {dtype_name(third_party)}, the DUT {dtype_name(dut)}: cross_check "
+                         f"compares the DUT with a third-party implementation of the same precision")
+
+
+def cross_check_with_metrics(dut, golden, third_party, dtype: str | None = None, level: str = tol.DEFAULT_LEVEL,
+                             with_metrics: bool = True):
+    """(:func:`cross_check`'s verdict, {"dut": Metrics, "third_party": Metrics} or {}), the
+    criterion and both legs' metrics from one pass where the compiled pass takes the legs."""
+    import torch
+
+    dtype = dtype or dtype_name(dut)
+    _check_arguments(dut, third_party, dtype, level)
     (t, g, b), notes = chunks.flat_legs(dut, golden, third_party)
     sv, limits = tol.SMALL_VALUE[dtype], tol.LEVELS[level]
     v = Verdict("cross_check", dtype, True, notes=notes, level=level)
     n = t.numel()
+    legs = {}
     if n == 0:
         v.notes.append("no elements to compare")
-        return v
+        return v, ({"dut": metrics.compute(t, g, dtype), "third_party": metrics.compute(b, g, dtype)}
+                   if with_metrics else {})
     work = chunks.work_dtype(torch, t, g, b)
-    s, max_rel_dut, max_rel_tp = _cross_pass(torch, t, g, b, sv, work, masked=False)
-    if s is None:  # a NaN/inf in some leg (or an overflowing difference): TTK's three-way masks
-        s, max_rel_dut, max_rel_tp = _cross_pass(torch, t, g, b, sv, work, masked=True)
+    if onepass.supports(t, g, b):
+        s, dut_sums, tp_sums = onepass.cross(t, g, b, work == torch.float64, sv, with_metrics)
+        max_rel_dut, max_rel_tp = s["max_rel_dut"], s["max_rel_tp"]
+        if with_metrics:
+            legs = {"dut": metrics.from_sums(dtype, n, dut_sums), "third_party": metrics.from_sums(dtype, n, tp_sums)}
+    else:
+        s, max_rel_dut, max_rel_tp = _cross_pass(torch, t, g, b, sv, work, masked=False)
+        if s is None:  # a NaN/inf in some leg (or an overflowing difference): TTK's three-way masks
+            s, max_rel_dut, max_rel_tp = _cross_pass(torch, t, g, b, sv, work, masked=True)
+        if with_metrics:
+            legs = {"dut": metrics.compute(t, g, dtype), "third_party": metrics.compute(b, g, dtype)}
     v.metrics = {"small_value": sv.small_value, "small_value_atol": sv.small_value_atol,
                  "limits": {"mare": limits.mare, "mere": limits.mere, "rmse": limits.rmse},
                  "large": int(s["large"]), "small": int(s["small"]),
@@ -145,7 +172,7 @@ def cross_check(dut, golden, third_party, dtype: str | None = None, level: str =
             v.reasons.append(f"small-value region (|g| < {sv.small_value:.3g}, {int(s['small'])} elements): DUT errors "
                              f"{int(s['small_err_dut'])} / max(third-party errors {int(s['small_err_tp'])}, 1) = "
                              f"{ratio:.3g} > {tol.SMALL_COUNT_RATIO:g}")
-    return finish(v)
+    return finish(v), legs
 
 
 def _judge_large(v, s, max_rel_dut, max_rel_tp, sv, limits, work_is_f32) -> None:

@@ -1,8 +1,9 @@
 """What an output looks like against its golden — every error metric in one chunked pass.
 
 These numbers describe; the verdicts live in :mod:`kb_tools.numerics.criteria`, which computes
-what each of TTK's decisions needs in TTK's own precision. Here sums run in float64 on the
-tensors' device and come to the host chunk by chunk (``chunks.Totals``). Special values follow TTK: NaN against NaN and
+what each of TTK's decisions needs in TTK's own precision. Here sums run in float64: on the CPU
+in the compiled pass (``onepass``, which a criterion's own pass can carry them in), elsewhere on
+the tensors' device, brought to the host chunk by chunk (``chunks.Totals``). Special values follow TTK: NaN against NaN and
 same-sign infinities match; any other non-finite disagreement is a mismatch. A quantity whose
 denominator is zero is ``None`` (undefined), never 0 and never a division by zero.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
-from kb_tools.numerics import chunks
+from kb_tools.numerics import chunks, onepass
 from kb_tools.numerics import tolerances as tol
 from kb_tools.numerics.verdict import dtype_name
 
@@ -106,24 +107,32 @@ def compute(actual, golden, dtype: str | None = None) -> Metrics:
 
     (a, g), _ = chunks.flat_legs(actual, golden)
     dtype = dtype or dtype_name(actual)
-    ulp_dtype = a.dtype if a.dtype.is_floating_point and a.element_size() in _INT_VIEW else None
     n = a.numel()
+    if n and onepass.supports(a, g):
+        return from_sums(dtype, n, onepass.pair(a, g, False, 0.0, 0.0, metrics=True)[1])
+    ulp_dtype = a.dtype if a.dtype.is_floating_point and a.element_size() in _INT_VIEW else None
     finite = chunks.all_finite(torch, a, g)
     totals = chunks.Totals(len(_SUMS), len(_MAXES))
     for lo, hi in chunks.spans(n, chunks.step(a)):
         totals.add(*_chunk(torch, a[lo:hi], g[lo:hi], ulp_dtype, finite))
-    s, m = dict(zip(_SUMS, totals.sums)), dict(zip(_MAXES, totals.maxes))  # maxes are read only when fin > 0
+    sums = dict(zip(_SUMS, totals.sums)) | dict(zip(_MAXES, totals.maxes))  # maxes are read only when fin > 0
+    return from_sums(dtype, n, sums | {"ulp": ulp_dtype is not None})
+
+
+def from_sums(dtype: str, n: int, s: dict) -> Metrics:
+    """Metrics from one pass's totals: the counts and sums of ``_SUMS``, the maxima of ``_MAXES``,
+    and ``ulp``, whether the output's dtype has a ULP metric."""
     fin = int(s["finite"])
     norm = math.sqrt(s["dut_sq"]) * math.sqrt(s["golden_sq"])
     return Metrics(
         dtype=dtype, n=n, finite=fin, special_match=int(s["special_match"]),
         special_mismatch=int(s["special_mismatch"]),
-        max_abs=m["max_abs"] if fin else None,
-        max_rel=m["max_rel"] if fin else None,
+        max_abs=s["max_abs"] if fin else None,
+        max_rel=s["max_rel"] if fin else None,
         mere=_ratio(s["sum_rel"], fin),
         rmse=math.sqrt(s["sum_sq"] / fin) if fin else None,
         cosine=_ratio(s["dot"], norm),
-        max_ulp=m["max_ulp"] if fin and ulp_dtype is not None else None,
+        max_ulp=s["max_ulp"] if fin and s["ulp"] else None,
         share_rel_1e3=_ratio(s["within_1e-3"], fin),
         share_rel_5e3=_ratio(s["within_5e-3"], fin),
     )

@@ -1,0 +1,463 @@
+"""Every statistic of one comparison in one pass over the legs on the CPU, compiled by numba.
+
+Why compiled: the torch passes (``criteria``, ``cross_check``, ``metrics``) build a chunk-sized
+temporary per operation — a cast, a difference, a mask, a quotient — and read each leg again
+for the metrics, 5–12x one plain read of the inputs. Here each element is loaded once, decoded
+into TTK's working precision in registers, and feeds every sum, count and maximum of the
+criterion and of the metrics at once; NaN, inf and the small-value region are decided per
+element on the way. The extra memory is a few rows of partial sums, plus one shared decode
+table per narrow dtype.
+
+Decoding: a 1- or 2-byte float (fp16, bf16, fp8) is read through its integer bits and a table
+of every bit pattern's float32 value, which torch itself builds; float32 and float64 are read
+as they are. Values narrow floats hold are exact in float32, so the working-precision value
+(float32, or float64 when a leg is float64) and the metrics' float64 value come from one load.
+The arithmetic is TTK's, operation by operation in the working dtype (no fused multiply-add,
+no reassociation); only the order in which partial sums are added differs from numpy's.
+
+Threads: the pass is cut into parts, four per torch thread, run without the GIL on a pool of
+Python threads (as ``kb_tools.memory.kernels`` does: numba's own parallel loop spins beside
+torch's OpenMP pool). Legs of other dtypes (integers, the float8 formats without arithmetic),
+devices other than the CPU and non-contiguous legs take the torch passes instead.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+
+import numba
+import numpy as np
+from numba import types
+from llvmlite import ir
+from numba.extending import intrinsic, overload
+
+from kb_tools.numerics import tolerances as tol
+
+PARTS_PER_THREAD = 4
+POOL_MIN_ELEMENTS = 1 << 18  # smaller passes run on the calling thread
+TABLE_DTYPES = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")  # read through their bits
+DIRECT_DTYPES = ("float32", "float64")
+ULP_DTYPES = ("float64", "float32", "bfloat16", "float16")  # fp8 has no ULP metric
+
+# Slots of one part's result row.
+PAIR_SLOTS = ("matched", "mismatched", "max_err", "sum_rel_w", "max_rel_w", "finite")
+METRIC_SLOTS = ("special_match", "sum_abs", "sum_sq", "sum_rel", "dot", "dut_sq", "golden_sq",
+                "within_1e-3", "within_5e-3", "max_abs", "max_rel", "max_ulp")
+CROSS_SLOTS = ("large", "small", "small_err_dut", "small_err_tp", "special_fail", "tp_rel_inf",
+               "sum_rel_dut", "sum_rel_tp", "sum_sq_dut", "sum_sq_tp", "max_rel_dut", "max_rel_tp")
+MAX_SLOTS = frozenset({"max_err", "max_rel_w", "max_abs", "max_rel", "max_ulp", "max_rel_dut", "max_rel_tp"})
+_N_METRIC = len(METRIC_SLOTS)
+
+_pools: dict[int, ThreadPoolExecutor] = {}
+os.register_at_fork(after_in_child=_pools.clear)
+
+
+# ---- element helpers (compiled) -----------------------------------------------------------------
+
+@intrinsic
+def _f32_bits(typingctx, x):
+    """The int32 bit pattern of a float32."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+    return types.int32(types.float32), codegen
+
+
+@intrinsic
+def _f64_bits(typingctx, x):
+    """The int64 bit pattern of a float64."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+    return types.int64(types.float64), codegen
+
+
+@intrinsic
+def _f32_of_bits(typingctx, x):
+    """The float32 whose bit pattern is the int32 ``x``."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.FloatType())
+    return types.float32(types.int32), codegen
+
+
+@intrinsic
+def _half_to_f32(typingctx, x):
+    """float16 bits (int16) widened to float32, exactly (the CPU's F16C conversion where it has one)."""
+    def codegen(context, builder, signature, args):
+        return builder.fpext(builder.bitcast(args[0], ir.HalfType()), ir.FloatType())
+    return types.float32(types.int16), codegen
+
+
+@intrinsic
+def _f32_to_half_bits(typingctx, x):
+    """float32 rounded to float16 (IEEE round to nearest even, overflow to inf), as int16 bits."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(builder.fptrunc(args[0], ir.HalfType()), ir.IntType(16))
+    return types.int16(types.float32), codegen
+
+
+def _decode(values, table, i):
+    """The float value of element ``i`` of a leg held as: float32/float64 itself, float16 bits
+    (int16), bfloat16 bits (uint16, the top half of a float32), or 1-byte float bits (uint8)
+    through ``table``."""
+
+
+@overload(_decode)
+def _decode_impl(values, table, i):
+    if values.dtype == types.int16:
+        return lambda values, table, i: _half_to_f32(values[i])
+    if values.dtype == types.uint16:
+        return lambda values, table, i: _f32_of_bits(np.int32(values[i]) << 16)
+    if values.dtype == types.uint8:
+        return lambda values, table, i: table[values[i]]
+    return lambda values, table, i: values[i]
+
+
+def _like(value, like):
+    """``value`` cast to the scalar type of ``like`` (the working precision)."""
+
+
+@overload(_like)
+def _like_impl(value, like):
+    target = like
+    return lambda value, like: target(value)
+
+
+def _bits(value):
+    """A non-negative float's bits as an integer of its width: they order as the floats do
+    (+inf is the largest), so a running maximum over them vectorises."""
+
+
+@overload(_bits)
+def _bits_impl(value):
+    if value == types.float32:
+        return lambda value: _f32_bits(value)
+    return lambda value: _f64_bits(value)
+
+
+def _from_bits(bits):
+    """The float (as float64) whose bits :func:`_bits` gave."""
+
+
+@overload(_from_bits)
+def _from_bits_impl(bits):
+    if bits == types.int32:
+        return lambda bits: np.float64(_f32_of_bits(bits))
+    return lambda bits: _f64_of_bits(bits)
+
+
+@intrinsic
+def _f64_of_bits(typingctx, x):
+    """The float64 whose bit pattern is the int64 ``x``."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+    return types.float64(types.int64), codegen
+
+
+@numba.njit
+def _key(bits, minimum):
+    """Signed bits as an ordered key (sign-magnitude to two's complement: a negative float's key
+    is INT_MIN - bits of its width, so ±0 share key 0), as float64."""
+    return np.float64(minimum - bits) if bits < 0 else np.float64(bits)
+
+
+@numba.njit
+def _bf16_bits(bits32):
+    """float32 bits rounded to bfloat16's (round to nearest even, torch's rule), as int64; finite input."""
+    return ((bits32 + 0x7FFF + ((bits32 >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def _ulp(dut, i, g0):
+    """|key(DUT element i) - key(golden rounded to the DUT's dtype)| in the DUT's ULPs; 0 for a
+    1-byte DUT, which has no ULP metric. torch rounds float64 to a 2-byte float through float32."""
+
+
+@overload(_ulp)
+def _ulp_impl(dut, i, g0):
+    if dut.dtype == types.float64:
+        return lambda dut, i, g0: abs(_key(_f64_bits(dut[i]), _MIN64) - _key(_f64_bits(g0), _MIN64))
+    if dut.dtype == types.float32:
+        return lambda dut, i, g0: abs(_key(np.int64(_f32_bits(dut[i])), _MIN32)
+                                      - _key(np.int64(_f32_bits(np.float32(g0))), _MIN32))
+    if dut.dtype == types.int16:  # float16 bits
+        return lambda dut, i, g0: abs(_key(np.int64(dut[i]), _MIN16)
+                                      - _key(np.int64(_f32_to_half_bits(np.float32(g0))), _MIN16))
+    if dut.dtype == types.uint16:  # bfloat16 bits
+        return lambda dut, i, g0: abs(_key(np.int64(np.int16(dut[i])), _MIN16)
+                                      - _key(_signed16(_bf16_bits(np.int64(_f32_bits(np.float32(g0))))), _MIN16))
+    return lambda dut, i, g0: 0.0
+
+
+_MIN64, _MIN32, _MIN16 = np.int64(-(2**63)), np.int64(-(2**31)), np.int64(-(2**15))
+
+
+@numba.njit
+def _signed16(bits):
+    return bits - 65536 if bits >= 32768 else bits
+
+
+@numba.njit
+def _agree(a, g):
+    """TTK's agreeing pair outside the finite one: NaN with NaN, or an infinity with itself."""
+    return ((a != a) & (g != g)) | (a == g)
+
+
+@numba.njit
+def _finite(x, limit):
+    return abs(x) <= limit
+
+
+@numba.njit
+def _metric_step(m, a64, g64, fin, dut, i):
+    """One pair's contribution to the metrics' float64 sums, counts and maxima (as bits); a pair
+    that is not finite adds zeros, as torch.where(fin, ..., 0) does."""
+    a0 = a64 if fin else 0.0
+    g0 = g64 if fin else 0.0
+    d = abs(a0 - g0)
+    rel = d / (abs(g0) + 1e-7)
+    ulp = _ulp(dut, i, g0) if fin else 0.0
+    return (m[0] + (~fin & _agree(a64, g64)), m[1] + d, m[2] + d * d, m[3] + rel, m[4] + a0 * g0, m[5] + a0 * a0,
+            m[6] + g0 * g0, m[7] + (fin & (rel <= 1e-3)), m[8] + (fin & (rel <= 5e-3)), max(m[9], _bits(d)),
+            max(m[10], _bits(rel)), max(m[11], _bits(ulp)))
+
+
+_M0 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, np.int64(0), np.int64(0), np.int64(0))
+
+
+@numba.njit
+def _metric_row(m):
+    return (float(m[0]), m[1], m[2], m[3], m[4], m[5], m[6], float(m[7]), float(m[8]),
+            _from_bits(m[9]), _from_bits(m[10]), _from_bits(m[11]))
+
+
+@numba.njit
+def _store(out, row, offset, values):
+    for k in range(len(values)):
+        out[row, offset + k] = values[k]
+
+
+@numba.njit
+def _zero_bits(like):
+    return _bits(_like(0.0, like))
+
+
+@numba.njit
+def _pair_step(s, a, g, rtol, atol, eps, limit):
+    """One pair's contribution to (matched, mismatched, finite, sum of relative errors, max error
+    bits, max relative error bits), in the working precision of ``a`` and ``g``; and whether the
+    pair is finite."""
+    zero = _like(0.0, rtol)
+    ag = abs(g)
+    fin = _finite(a, limit) & _finite(g, limit)
+    e = abs(a - g) if fin else zero
+    agree = _agree(a, g)
+    rel = e / (ag + eps) if fin else zero
+    return (s[0] + ((fin & (e <= ag * rtol + atol)) | (~fin & agree)), s[1] + (~fin & ~agree), s[2] + fin,
+            s[3] + np.float64(rel), max(s[4], _bits(e)), max(s[5], _bits(rel))), fin
+
+
+@numba.njit
+def _cross_step(s, t, g, b, small_value, small_atol, eps, limit):
+    """One triple's contribution to cross_check's statistics (see CROSS_SLOTS; maxima as bits)."""
+    zero = _like(0.0, eps)
+    ft, fg, fb = _finite(t, limit), _finite(g, limit), _finite(b, limit)
+    fin = ft & fg & fb
+    ag = abs(g)
+    dt, db = abs(t - g), abs(b - g)
+    in_small = fin & (ag < small_value)
+    in_large = fin & ~(ag < small_value)
+    den = ag + eps
+    rt = dt / den if in_large else zero
+    rb = db / den if in_large else zero
+    return (s[0] + in_large, s[1] + in_small, s[2] + (in_small & (dt > small_atol)),
+            s[3] + (in_small & (db > small_atol)), s[4] + (~fin & ~(_agree(t, b) | (~fg & _agree(t, g)))),
+            s[5] + (in_large & ~_finite(rb, limit)), s[6] + np.float64(rt), s[7] + np.float64(rb),
+            s[8] + (np.float64(dt) * np.float64(dt) if in_large else 0.0),
+            s[9] + (np.float64(db) * np.float64(db) if in_large else 0.0), max(s[10], _bits(rt)), max(s[11], _bits(rb)))
+
+
+# ---- the passes (compiled) ---------------------------------------------------------------------
+# error_model="numpy": a division by zero gives inf/NaN instead of a branch that raises;
+# fastmath reassoc only: float sums may be added in any order (vectorised), nothing else changes.
+# Each pass has a loop without the metrics and one with them: a branch inside the loop would
+# keep LLVM from vectorising it.
+_FLAGS = {"nogil": True, "cache": True, "error_model": "numpy", "fastmath": {"reassoc"}}
+
+
+@numba.njit(**_FLAGS)
+def _pair_part(x, y, xt, yt, lo, hi, rtol, atol, eps, limit, metrics, out, row):
+    """mix_tolerance's and stat_rel_err's statistics (working precision of ``rtol``), and the
+    metrics when asked, over elements [lo, hi) of DUT ``x`` and golden ``y``."""
+    xs, ys = x[lo:hi], y[lo:hi]  # slices from 0: numba then needs no negative-index handling
+    z = _zero_bits(rtol)
+    s = (0, 0, 0, 0.0, z, z)
+    m = _M0
+    if metrics:
+        for i in range(xs.size):
+            av, gv = _decode(xs, xt, i), _decode(ys, yt, i)
+            s, fin = _pair_step(s, _like(av, rtol), _like(gv, rtol), rtol, atol, eps, limit)
+            m = _metric_step(m, np.float64(av), np.float64(gv), fin, xs, i)
+    else:
+        for i in range(xs.size):
+            s, _ = _pair_step(s, _like(_decode(xs, xt, i), rtol), _like(_decode(ys, yt, i), rtol), rtol, atol, eps,
+                              limit)
+    _store(out, row, 0, (float(s[0]), float(s[1]), _from_bits(s[4]), s[3], _from_bits(s[5]), float(s[2])))
+    _store(out, row, 6, _metric_row(m))
+
+
+@numba.njit(**_FLAGS)
+def _cross_part(t, g, b, tt, gt, bt, lo, hi, small_value, small_atol, eps, limit, metrics, out, row):
+    """cross_check's region counts, sums and maxima (working precision of ``eps``) over elements
+    [lo, hi), and both legs' metrics (each with its finite and mismatch counts) when asked."""
+    ts, gs, bs = t[lo:hi], g[lo:hi], b[lo:hi]
+    z = _zero_bits(eps)
+    s = (0, 0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, z, z)
+    mt = mb = _M0
+    ct = cb = (0, 0)  # (finite, mismatched) per leg
+    if metrics:
+        for i in range(ts.size):
+            tv, gv, bv = _decode(ts, tt, i), _decode(gs, gt, i), _decode(bs, bt, i)
+            tw, gw, bw = _like(tv, eps), _like(gv, eps), _like(bv, eps)
+            s = _cross_step(s, tw, gw, bw, small_value, small_atol, eps, limit)
+            fg = _finite(gw, limit)
+            fin_t, fin_b = _finite(tw, limit) & fg, _finite(bw, limit) & fg
+            ct = (ct[0] + fin_t, ct[1] + (~fin_t & ~_agree(tw, gw)))
+            cb = (cb[0] + fin_b, cb[1] + (~fin_b & ~_agree(bw, gw)))
+            mt = _metric_step(mt, np.float64(tv), np.float64(gv), fin_t, ts, i)
+            mb = _metric_step(mb, np.float64(bv), np.float64(gv), fin_b, bs, i)
+    else:
+        for i in range(ts.size):
+            s = _cross_step(s, _like(_decode(ts, tt, i), eps), _like(_decode(gs, gt, i), eps),
+                            _like(_decode(bs, bt, i), eps), small_value, small_atol, eps, limit)
+    _store(out, row, 0, (float(s[0]), float(s[1]), float(s[2]), float(s[3]), float(s[4]), float(s[5]), s[6], s[7],
+                         s[8], s[9], _from_bits(s[10]), _from_bits(s[11])))
+    _store(out, row, 12, (float(ct[0]), float(ct[1])) + _metric_row(mt))
+    _store(out, row, 26, (float(cb[0]), float(cb[1])) + _metric_row(mb))
+
+
+# ---- the Python side ---------------------------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _table(name: str) -> np.ndarray:
+    """float32 value of every bit pattern of the 1- or 2-byte float ``name``, built by torch."""
+    import torch
+
+    dtype = getattr(torch, name)
+    width = torch.empty(0, dtype=dtype).element_size()
+    bits = torch.from_numpy(np.arange(1 << (8 * width), dtype=np.uint8 if width == 1 else np.uint16))
+    table = bits.view(dtype).to(torch.float32).numpy()
+    table.flags.writeable = False
+    return table
+
+
+_NO_TABLE = np.zeros(0, np.float32)
+
+
+def _name(t) -> str:
+    return str(t.dtype).removeprefix("torch.")
+
+
+def supports(*legs) -> bool:
+    """Whether the compiled pass takes these flattened legs: contiguous CPU floats it can decode."""
+    return all(leg.device.type == "cpu" and leg.is_contiguous() and _name(leg) in TABLE_DTYPES + DIRECT_DTYPES
+               for leg in legs)
+
+
+def _int_view(t):
+    import torch
+
+    return {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]
+
+
+_BITS_VIEW = {"float16": np.int16, "bfloat16": np.uint16, "float8_e4m3fn": np.uint8, "float8_e5m2": np.uint8}
+
+
+def _leg(t):
+    """(array the kernel reads, decode table) for a contiguous CPU leg, without a copy: float32
+    and float64 as they are, fp16 as int16 bits, bf16 as uint16 bits, fp8 as uint8 bits and a
+    table (see :func:`_decode`)."""
+    name = _name(t)
+    if name in DIRECT_DTYPES:
+        return t.numpy(), _NO_TABLE
+    bits = t.view(_int_view(t)).numpy().view(_BITS_VIEW[name])
+    return bits, (_table(name) if t.element_size() == 1 else _NO_TABLE)
+
+
+def _pool(threads: int) -> ThreadPoolExecutor:
+    if threads not in _pools:
+        _pools[threads] = ThreadPoolExecutor(threads, thread_name_prefix="kbt-compare")
+    return _pools[threads]
+
+
+def _run(kernel, n: int, width: int, args) -> np.ndarray:
+    """``kernel(*args, lo, hi, ..., out, row)`` over parts of [0, n); the rows of partial results."""
+    import torch
+
+    threads = max(1, torch.get_num_threads())
+    parts = 1 if n < POOL_MIN_ELEMENTS or threads == 1 else threads * PARTS_PER_THREAD
+    bounds = [(n * k // parts, n * (k + 1) // parts) for k in range(parts)]
+    out = np.zeros((parts, width), np.float64)
+    head, tail = args
+
+    def part(row):
+        lo, hi = bounds[row]
+        kernel(*head, lo, hi, *tail, out, row)
+
+    if parts == 1:
+        part(0)
+    else:
+        list(_pool(threads).map(part, range(parts)))
+    return out
+
+
+def _combine(rows: np.ndarray, slots) -> dict:
+    """Partial rows added (sums, counts) or maximised (maxima) into one dict by slot name."""
+    return {name: float(rows[:, k].max() if name in MAX_SLOTS else rows[:, k].sum()) for k, name in enumerate(slots)}
+
+
+def _work_scalar(work_is_f64: bool, value: float):
+    return np.float64(value) if work_is_f64 else np.float32(value)
+
+
+def _limit(work_is_f64: bool):
+    """The largest finite value of the working precision: |x| <= it is isfinite(x)."""
+    return np.finfo(np.float64 if work_is_f64 else np.float32).max
+
+
+def pair(dut, golden, work_is_f64: bool, rtol: float, atol: float, metrics: bool):
+    """(criterion statistics, metric sums or None) of DUT against golden, in one pass.
+
+    Criterion statistics: ``matched`` (TTK's mix_tolerance elements, specials included),
+    ``mismatched`` (NaN/inf disagreements), ``max_err`` over finite pairs, and stat_rel_err's
+    ``sum_rel_w``, ``max_rel_w`` and ``finite``, all in the working precision.
+    """
+    (x, xt), (y, yt) = _leg(dut), _leg(golden)
+    w = lambda v: _work_scalar(work_is_f64, v)  # noqa: E731
+    rows = _run(_pair_part, dut.numel(), len(PAIR_SLOTS) + _N_METRIC,
+                ((x, y, xt, yt), (w(rtol), w(atol), w(tol.REL_EPS), _limit(work_is_f64), metrics)))
+    crit = _combine(rows[:, :len(PAIR_SLOTS)], PAIR_SLOTS)
+    if not metrics:
+        return crit, None
+    m = _combine(rows[:, len(PAIR_SLOTS):], METRIC_SLOTS)
+    m.update(finite=crit["finite"], special_mismatch=crit["mismatched"], ulp=_name(dut) in ULP_DTYPES)
+    return crit, m
+
+
+def cross(dut, golden, third, work_is_f64: bool, sv: tol.SmallValue, metrics: bool):
+    """(cross_check's region statistics, DUT metric sums or None, third-party metric sums or None)."""
+    (t, tt), (g, gt), (b, bt) = _leg(dut), _leg(golden), _leg(third)
+    w = lambda v: _work_scalar(work_is_f64, v)  # noqa: E731
+    width = len(CROSS_SLOTS) + 2 * (2 + _N_METRIC)
+    rows = _run(_cross_part, dut.numel(), width, ((t, g, b, tt, gt, bt),
+                                                  (w(sv.small_value), w(sv.small_value_atol), w(tol.REL_EPS),
+                                                   _limit(work_is_f64), metrics)))
+    stats = _combine(rows[:, :len(CROSS_SLOTS)], CROSS_SLOTS)
+    if not metrics:
+        return stats, None, None
+    legs = []
+    for start in (len(CROSS_SLOTS), len(CROSS_SLOTS) + 2 + _N_METRIC):
+        m = _combine(rows[:, start:start + 2 + _N_METRIC], ("finite", "special_mismatch") + METRIC_SLOTS)
+        m["ulp"] = _name(dut) in ULP_DTYPES
+        legs.append(m)
+    return stats, legs[0], legs[1]
