@@ -63,11 +63,13 @@ def test_output_that_is_a_file_and_unknown_step_exit_2(tmp_path):
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="a CUDA device is present")
 def test_notebooks_on_an_absent_backend_is_one_line_exit_2(tmp_path):
+    from kb_tools.runtime import backends
+
     result = subprocess.run([sys.executable, "-m", "kb_tools", "notebooks", "--backend", "cpu,cuda",
                              "-o", str(tmp_path / "nb")], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        "kbt notebooks: --backend cuda: no such device on this machine (available: cpu)"]
+        f"kbt notebooks: --backend cuda: torch sees no CUDA device (available: {', '.join(backends.available())})"]
     assert not (tmp_path / "nb").exists()
 
 
@@ -92,4 +94,5 @@ def test_backend_line_names_the_device_of_each_figure(capsys, monkeypatch):
     if "cuda" in run:
         assert lines[2] == f"  cuda = {torch.cuda.get_device_name()} (CUDA {torch.version.cuda}, torch {torch.__version__})"
     else:
-        assert lines[2:] == ["skipped backend cuda: not available on this machine"]
+        assert lines[2:] == ["skipped backend cuda: not available on this machine (torch sees no CUDA device)"] + [
+            f"skipped backend {b}: not requested ({backends.ENV_VAR}=cpu,cuda)" for b in backends.available() if b != "cpu"]

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from kb_tools.runtime.backends import ENV_VAR
+from kb_tools.runtime import backends as backend_sets
 
 CELL_TIMEOUT_S = 300
 # Kineto logs at levels 0 (verbose) to 5 (USDT markers) and prints them unconditionally to
@@ -44,16 +44,50 @@ def _failing_cell(nb) -> int | None:
 
 
 def kernel_env(backends: list[str] | None) -> dict[str, str]:
-    """The kernel's environment: ours, the chosen backends, a quiet profiler."""
+    """The kernel's environment: ours, the chosen backends (and Triton's interpreter switched on
+    exactly when ``triton`` is among them), a quiet profiler."""
     env = {**QUIET_PROFILER, **os.environ}
     if backends:
-        env[ENV_VAR] = ",".join(backends)
+        env.update(backend_sets.pass_env(backends))
     return env
 
 
+def run(source: Path, out_dir: Path, backends: list[str], timeout: int = CELL_TIMEOUT_S,
+        html: bool = True) -> NotebookResult:
+    """Run one notebook on ``backends``, one kernel per pass (:func:`backend_sets.passes`): the
+    first pass writes ``<stem>.ipynb``, a device pass after the interpreter's ``<stem>.<device>.ipynb``.
+    A failure names the cell and the backend it fails on: a pass of several backends that fails
+    is rerun on each alone (outputs discarded) to find which."""
+    first = None
+    for number, group in enumerate(backend_sets.passes(backends)):
+        suffix = "" if number == 0 else "." + "-".join(group)
+        result = execute(source, out_dir, group, timeout=timeout, html=html, suffix=suffix)
+        if result.error:
+            result.error = _which_backend(source, group, result.error, timeout)
+        first = first or result
+        if result.error and not first.error:
+            first.error = result.error
+    return first
+
+
+def _which_backend(source: Path, group: list[str], error: str, timeout: int) -> str:
+    if len(group) == 1:
+        return f"{error} [backend {group[0]}]"
+    import tempfile
+
+    failing = []
+    with tempfile.TemporaryDirectory(prefix="kbt-notebook-") as scratch:
+        for backend in group:
+            alone = execute(source, Path(scratch), [backend], timeout=timeout, html=False)
+            if alone.error:
+                failing.append(f"{backend} ({alone.error.split(':', 1)[0]})")
+    where = ", ".join(failing) if failing else f"none alone, only {' + '.join(group)} together"
+    return f"{error} [backends {', '.join(group)}; failing alone: {where}]"
+
+
 def execute(source: Path, out_dir: Path, backends: list[str] | None = None,
-            timeout: int = CELL_TIMEOUT_S, html: bool = True) -> NotebookResult:
-    """Run one notebook; the executed notebook is written even when a cell fails."""
+            timeout: int = CELL_TIMEOUT_S, html: bool = True, suffix: str = "") -> NotebookResult:
+    """Run one notebook in one kernel; the executed notebook is written even when a cell fails."""
     import jupytext
     import nbformat
     from nbclient import NotebookClient
@@ -81,13 +115,13 @@ def execute(source: Path, out_dir: Path, backends: list[str] | None = None,
         error = f"cell {cell or '?'}: {summary}"
     except DeadKernelError as exc:
         error = f"kernel died: {exc}"
-    ipynb = out_dir / f"{Path(source).stem}.ipynb"
+    ipynb = out_dir / f"{Path(source).stem}{suffix}.ipynb"
     nbformat.write(nb, ipynb)
     html_path = None
     if html:
         from nbconvert import HTMLExporter
 
         body, _ = HTMLExporter().from_notebook_node(nb)
-        html_path = out_dir / f"{Path(source).stem}.html"
+        html_path = out_dir / f"{Path(source).stem}{suffix}.html"
         html_path.write_text(body, encoding="utf-8")
     return NotebookResult(Path(source), ipynb, html_path, error)

@@ -1,0 +1,82 @@
+"""The backends: cpu, triton (Triton's interpreter on the CPU), cuda, npu. Asking for one this
+machine lacks is one line and exit 2; the interpreter and the devices run in separate passes;
+a notebook that fails on one backend is reported with the notebook, the cell and the backend."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from kb_tools.outputs.notebook_runner import run as run_notebook
+from kb_tools.runtime import backends
+
+from conftest import REPO
+
+
+def kbt(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "kb_tools", *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=300, env=env)
+
+
+def test_the_interpreter_is_a_backend_here():
+    assert backends.available()[:2] == ["cpu", "triton"], backends.missing("triton")
+
+
+@pytest.mark.parametrize("backends_, expected", [
+    (["cpu", "triton"], [["cpu", "triton"]]),
+    (["cpu", "triton", "cuda"], [["cpu", "triton"], ["cuda"]]),
+    (["triton", "npu"], [["triton"], ["npu"]]),
+    (["cpu", "cuda"], [["cpu", "cuda"]]),
+    (["cuda"], [["cuda"]]),
+])
+def test_interpreter_and_devices_run_in_separate_passes(backends_, expected):
+    assert backends.passes(backends_) == expected
+    for group in expected:
+        assert backends.pass_env(group)[backends.INTERPRET_VAR] == ("1" if "triton" in group else "0")
+
+
+def test_npu_without_torch_npu_is_one_line_exit_2(tmp_path):
+    if backends.missing("npu") is None:
+        pytest.skip("torch_npu and an NPU are present")
+    result = kbt("notebooks", "--backend", "cpu,npu", "-o", str(tmp_path / "nb"))
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        f"kbt notebooks: --backend npu: {backends.missing('npu')} (available: {', '.join(backends.available())})"]
+    assert not (tmp_path / "nb").exists()
+
+
+def test_triton_that_does_not_import_is_one_line_exit_2(tmp_path):
+    broken = tmp_path / "site" / "triton"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text("raise ImportError('libtriton.so: cannot open shared object file')\n")
+    env = {**__import__("os").environ, "PYTHONPATH": str(tmp_path / "site")}
+    result = kbt("notebooks", "--backend", "triton", "-o", str(tmp_path / "nb"), env=env)
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr
+    assert lines[0].startswith("kbt notebooks: --backend triton: triton does not import (ImportError: libtriton.so")
+    assert lines[0].endswith("(available: cpu)")
+
+
+def test_launch_refuses_a_backend_that_runs_no_triton_kernel():
+    with pytest.raises(backends.BackendError, match="'cpu' does not run Triton kernels"):
+        backends.launch(object(), (1,), backend="cpu")
+
+
+def test_launch_on_the_interpreter_needs_an_interpreting_process(monkeypatch):
+    monkeypatch.delenv(backends.INTERPRET_VAR, raising=False)
+    with pytest.raises(backends.BackendError, match="TRITON_INTERPRET is not 1"):
+        backends.launch(object(), (1,), backend="triton")
+
+
+def test_a_failing_notebook_names_the_cell_and_the_backend(tmp_path):
+    source = tmp_path / "fails_on_triton.py"
+    source.write_text(
+        "# %%\nfrom kb_tools.runtime import backends\nBACKENDS = backends.announce(backends.KNOWN)\n"
+        "# %%\nfor backend in BACKENDS:\n    assert backend != 'triton', f'planted failure on {backend}'\n")
+    result = run_notebook(source, tmp_path / "out", ["cpu", "triton"], html=False)
+    assert result.error.startswith("cell 2: AssertionError: planted failure on triton"), result.error
+    assert result.error.endswith("[backends cpu, triton; failing alone: triton (cell 2)]")
+    assert (tmp_path / "out" / "fails_on_triton.ipynb").is_file()
