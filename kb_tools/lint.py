@@ -15,6 +15,7 @@ from kb_tools.contract.specs import load_spec, spec_files
 from kb_tools.diagnostics import Diagnostic, KbError, KbErrors
 from kb_tools.kb import vocabulary as V
 from kb_tools.kb.glossary import glossary_path, load_glossary
+from kb_tools.kb.page_code import page_blocks, section_blocks
 from kb_tools.kb.pages import BODY_SECTIONS, KnowledgeBase, body_sections, load_kb, shown_path
 from kb_tools.kb.router import Task, parse_router
 from kb_tools.kb.sources import load_sources, seeds_dir
@@ -192,6 +193,27 @@ def check_demonstrated(ctx):
     return n, diags
 
 
+def check_page_code(ctx):
+    """Every Python block under Do / Don't is run by a test or says why it cannot be
+    (kb_tools.kb.page_code); where the checkout has the page-code tests, each tested block
+    has its check there (tests/test_kb_page_code.py registers it under the block's key)."""
+    tests = ctx.root / "tests" / "test_kb_page_code.py"
+    registered = tests.read_text("utf-8", errors="replace") if tests.is_file() else None
+    diags, n = [], 0
+    for page in ctx.kb.pages.values():
+        path = shown_path(page.path)
+        n += len(section_blocks(page.body, page.body_line))
+        blocks, problems = page_blocks(page, RULES)
+        diags += [Diagnostic(path, p.line, p.code, p.message) for p in problems]
+        for block in blocks:
+            for used in block.uses:  # a page that failed to load has its own finding
+                if used not in ctx.kb.pages and used not in {Path(u).stem for u in ctx.kb.unloadable}:
+                    diags.append(Diagnostic(path, block.line, "LN124", f"block uses page {used!r}, which does not exist"))
+            if block.tested and registered is not None and f'"{block.key}"' not in registered:
+                diags.append(Diagnostic(path, block.line, "LN125", f"no test runs this block: {shown_path(tests)} has no check for {block.key!r}"))
+    return n, diags
+
+
 def check_specs(ctx):
     """Operator specs load, and every registered dtype declares its criterion (seed 000 §7)."""
     diags, files = [], spec_files(ctx.root / "ops")
@@ -256,6 +278,7 @@ CHECKS = (
     ("seed citations", check_citations),
     ("durable file names", check_file_names),
     ("runtime claims demonstrated", check_demonstrated),
+    ("page code run by tests", check_page_code),
     ("operator specs", check_specs),
     ("glossary", check_glossary),
 )

@@ -8,7 +8,6 @@ from __future__ import annotations
 import ast
 import functools
 import math
-import re
 from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
@@ -17,12 +16,11 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from kb_tools.audit.codes import RULES
-from kb_tools.kb.page_code import EDGES, PageBlock, page_blocks
+from kb_tools.kb.page_code import EDGES, KERNEL_NAME, PageBlock, page_blocks
 from kb_tools.kb.pages import load_kb
 from kb_tools.runtime.trace import rule_code
 
 from conftest import REPO
-_KERNEL_NAME = re.compile(r"\b([A-Za-z_]\w*_kernel)\b")
 
 
 class Page(NamedTuple):
@@ -116,7 +114,7 @@ def load(block: PageBlock, **names) -> dict:
     before += [b for b in pages()[block.page].blocks if b.tested and b.role == block.role and b.line < block.line]
     ns = {"torch": torch, "math": math, "__name__": "kb_page_" + block.page.replace("-", "_")}
     for b in (*before, block):
-        for name in _KERNEL_NAME.findall(b.source):
+        for name in KERNEL_NAME.findall(b.source):
             ns.setdefault(name, Kernel(name))
     ns.update(names)
     for b in (*before, block):

@@ -28,7 +28,7 @@ import torch
 from kb_tools.audit.engine import audit_source
 from kb_tools.audit.families import FamilyOptions
 from kb_tools.contract.specs import load_spec
-from kb_tools.kb.page_code import WRONG_RESULT
+from kb_tools.kb.page_code import KERNEL_NAME, WRONG_RESULT
 from kb_tools.memory.waves import plan_waves
 
 from conftest import REPO
@@ -954,7 +954,7 @@ def test_every_check_has_its_block():
 
 def _audit_codes(block) -> set[str]:
     source = "import torch\n" + block.source
-    launchers = tuple(sorted(set(re.findall(r"\b(\w+_kernel)\b", block.source))))
+    launchers = tuple(sorted(set(KERNEL_NAME.findall(block.source))))
     found = audit_source(source, f"{block.page}.py", launchers=launchers).findings
     if any(c.startswith("GD") for c in block.fails):  # a golden, judged in a three-party case
         spec = load_spec(REPO / "ops" / "softmax.yaml")

@@ -13,8 +13,8 @@ Do blocks it builds on), or it says why it cannot run::
 
     # not run: PyPTO-Pro kernel pseudo-code (pl.load, pl.cast have no CPU runtime)
 
-which only kernel pseudo-code may say: a block that calls nothing but Python, torch and
-what it defines itself has no excuse not to run. This module only reads pages; the runner
+which only kernel pseudo-code may say: a block that calls nothing but Python, torch, kernel
+launches and what it defines itself has no excuse not to run. This module only reads pages; the runner
 lives with the tests (tests/test_kb_page_code.py), since running needs torch.
 """
 
@@ -35,8 +35,10 @@ ROLES = ("do", "dont")
 EDGES = ("empty", "0-d", "one", "strided", "bool", "extremes")
 WRONG_RESULT = "wrong result"
 FIELDS = ("edges", "fails", "uses")
-# Names a runnable block may call without defining them.
+# Names a runnable block may call without defining them; a *_kernel name is a launch, which
+# the tests stand in for with a recorder.
 _PROVIDED = frozenset(dir(builtins)) | {"torch", "math", "np", "numpy"}
+KERNEL_NAME = re.compile(r"\b([A-Za-z_]\w*_kernel)\b")
 
 _FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.S | re.M)
 _HEADING = re.compile(r"^##\s+(.+?)\s*$", re.M)
@@ -169,13 +171,14 @@ def parse_block(page: str, line: int, text: str, known_codes=frozenset()) -> tup
     try:
         tree = ast.parse(text)
         compile(tree, "<page block>", "exec")
-    except (SyntaxError, ValueError) as exc:
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # ValueError: a NUL byte
         tree, error = None, f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}"
     if marker == "# not run:":
         if not rest:
             return None, [Problem(line, "LN123", "'# not run:' needs the reason the block cannot run")]
-        if tree is not None and not (_called_roots(tree) - _defined_names(tree) - _PROVIDED):
-            return None, [Problem(line, "LN123", "the block calls only Python, torch and its own names, so a test can run it: mark it '# tested:'")]
+        primitives = {n for n in _called_roots(tree) - _defined_names(tree) - _PROVIDED if not KERNEL_NAME.fullmatch(n)} if tree else {"?"}
+        if not primitives:
+            return None, [Problem(line, "LN123", "the block calls only Python, torch, kernel launches and its own names, so a test can run it: mark it '# tested:'")]
         return PageBlock(page, line, text, tested=False, reason=rest), []
     fields, problems = _split_fields(rest, line)
     problems += _check_tested(fields, line, known_codes)
