@@ -12,8 +12,9 @@ from pathlib import Path
 
 from kb_tools.audit.codes import RULES
 from kb_tools.contract.specs import load_spec, spec_files
-from kb_tools.diagnostics import Diagnostic, KbError, KbErrors
+from kb_tools.diagnostics import Diagnostic, KbError, KbErrors, shortened
 from kb_tools.kb import vocabulary as V
+from kb_tools.kb.facts import fact_drift, load_facts
 from kb_tools.kb.glossary import glossary_path, load_glossary
 from kb_tools.kb.page_code import page_blocks, section_blocks
 from kb_tools.kb.pages import BODY_SECTIONS, KnowledgeBase, body_sections, load_kb, shown_path
@@ -142,13 +143,22 @@ def check_links(ctx):
                 if re.match(r"^[a-z]+:", target) or target.startswith("#"):
                     continue
                 n += 1
-                if not (page.path.parent / target.split("#", 1)[0]).exists():
-                    diags.append(Diagnostic(shown_path(page.path), page.body_line + offset, "LN060", f"link target {target} does not exist"))
+                missing = _missing(page.path.parent / target.split("#", 1)[0])
+                if missing:
+                    diags.append(Diagnostic(shown_path(page.path), page.body_line + offset, "LN060", f"link target {shortened(target)} {missing}"))
         for rel in page.related:
             n += 1
             if rel not in ctx.kb.pages and not any(Path(u).stem == rel for u in ctx.kb.unloadable):
                 diags.append(Diagnostic(*_page_loc(page, "related"), "LN061", f"related page {rel!r} does not exist"))
     return n, diags
+
+
+def _missing(path: Path) -> str | None:
+    """None when ``path`` exists, else what a link finding says about it."""
+    try:
+        return None if path.exists() else "does not exist"
+    except OSError as exc:  # a name too long to look up cannot be a page
+        return f"cannot be looked up ({exc.strerror or exc})"
 
 
 def check_citations(ctx):
@@ -215,8 +225,10 @@ def check_page_code(ctx):
 
 
 def check_specs(ctx):
-    """Operator specs load, and every registered dtype declares its criterion (seed 000 §7)."""
+    """Operator specs load, each operator class has one spec, and every registered dtype
+    declares its criterion (seed 000 §7)."""
     diags, files = [], spec_files(ctx.root / "ops")
+    first_of: dict[tuple[str, str], Path] = {}
     for path in files:
         try:
             spec = load_spec(path)
@@ -226,6 +238,10 @@ def check_specs(ctx):
         except KbError as exc:
             diags.append(exc.diagnostic)
             continue
+        first = first_of.setdefault((spec.op, spec.class_id), path)
+        if first != path:
+            diags.append(Diagnostic(shown_path(path), None, "LN101", f"op {spec.op!r} class {spec.class_id!r} is already specified by "
+                                    f"{shown_path(first)}; kbt build writes one folder per class, so give one of them another op or class_id"))
         for dtype in spec.uncovered_dtypes():
             diags.append(Diagnostic(shown_path(path), spec.dtype_lines.get(dtype), "LN100", f"dtype {dtype} has no declared criterion; TTK would judge it by its default {V.undeclared_criterion(dtype)}"))
     return len(files), diags
@@ -266,6 +282,18 @@ def check_glossary(ctx):
     return n, diags
 
 
+def check_facts(ctx):
+    """A fact several pages need is stated once, on its home page, and quoted as written there."""
+    try:
+        facts = load_facts(ctx.kb.kb_dir)
+    except KbErrors as exc:
+        return 1, exc.diagnostics
+    except KbError as exc:
+        return 1, [exc.diagnostic]
+    unloadable = tuple(Path(u).stem for u in ctx.kb.unloadable)
+    return len(facts) * len(ctx.kb.pages), fact_drift(ctx.kb.pages, facts, unloadable)
+
+
 CHECKS = (
     ("front matter", check_front_matter),
     ("router targets", check_router),
@@ -281,6 +309,7 @@ CHECKS = (
     ("page code run by tests", check_page_code),
     ("operator specs", check_specs),
     ("glossary", check_glossary),
+    ("registered facts", check_facts),
 )
 
 

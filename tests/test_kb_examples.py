@@ -59,7 +59,7 @@ def _page_function(rel: str, name: str):
 
 
 DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.uint8, torch.int8,
-          torch.int16, torch.int32, torch.int64)
+          torch.int16, torch.int32, torch.int64, torch.bool)  # bool + int is int64 in torch
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
