@@ -19,6 +19,7 @@ import os
 import platform
 import re
 import subprocess
+import threading
 import time
 import types
 
@@ -326,6 +327,78 @@ def _(block, edges):
             if plan[0][0] >= 512:  # the first wave started one block lower writes mask bytes not yet read
                 lowered = [(plan[0][0] - 256, plan[0][1]), (plan[1][0], plan[0][0] - 256), *plan[2:]]
                 assert not safe(lowered, d), (n, d)
+
+
+class Cores:
+    """CPU threads standing in for a kernel's cores: the output's storage as bytes, with the
+    packed mask (bit i of the mask, least significant bit first, is element i) at its start,
+    and the primitives the per-core pseudo-code calls, one barrier for SyncAll."""
+
+    def __init__(self, n: int, dtype: torch.dtype, cores: int, timeout: float):
+        self.bits = torch.randint(0, 2, (n,), generator=torch.Generator().manual_seed(n)).to(torch.uint8)
+        self.buf = torch.zeros(n * dtype.itemsize, dtype=torch.uint8)
+        packed = (self.bits.reshape(-1)[: n // 8 * 8].reshape(-1, 8) << torch.arange(8)).sum(1)
+        tail = (self.bits[n // 8 * 8:] << torch.arange(n % 8)).sum().reshape(1)
+        mask = torch.cat([packed, tail] if n % 8 else [packed]).to(torch.uint8)
+        self.buf[: mask.numel()] = mask
+        self.out, self.dtype, self.cores = self.buf.view(dtype), dtype, cores
+        self.barrier, self.errors = threading.Barrier(cores, timeout=timeout), []
+
+    def _unpack(self, b: torch.Tensor) -> torch.Tensor:
+        return ((b.reshape(-1, 1) >> torch.arange(8)) & 1).reshape(-1)
+
+    def names(self, waves) -> dict:
+        def my_share(start, end, core_id):
+            per = -(-(end - start) // self.cores)
+            lo = start + core_id * per
+            return lo, min(lo + per, end)
+
+        def expand(lo, hi):  # one tile: its mask bytes into local memory, then the elements out
+            local = self.buf[lo // 8: -(-hi // 8)].clone()
+            self.out[lo:hi] = self._unpack(local)[lo % 8: lo % 8 + hi - lo].to(self.dtype)
+
+        return {"my_share": my_share, "expand": expand, "SyncAll": self.barrier.wait, "ceil": math.ceil,
+                "load_to_ub": torch.clone, "mask_bytes": self.buf, "out": self.out,
+                "expand_bits": lambda head, count: self._unpack(head)[:count].to(self.dtype),
+                "store": lambda dst, values: dst.copy_(values)}
+
+    def run(self, expand_on_core, waves) -> None:
+        def core(core_id):
+            try:
+                expand_on_core(core_id, waves)
+            except threading.BrokenBarrierError as exc:
+                self.errors.append(exc)
+
+        threads = [threading.Thread(target=core, args=(c,)) for c in range(self.cores)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    @property
+    def expanded(self) -> bool:
+        return torch.equal(self.out, self.bits.to(self.dtype))
+
+
+@check("wave-expansion:dont:expand_on_core")
+def _(block, edges):
+    wave_plan = load(next(b for b in pages()["packed-mask-expansion"].blocks if b.role == "do"))["wave_plan"]
+    cores = Cores(300, torch.uint8, 48, timeout=0.5)  # the wave 256..300 gives cores 44..47 nothing
+    waves = wave_plan(300, 1)
+    cores.run(load(block, **cores.names(waves))["expand_on_core"], waves)
+    assert cores.errors and not cores.expanded  # the others waited at the barrier until it broke
+
+
+@check("wave-expansion:do:expand_on_core")
+def _(block, edges):
+    wave_plan = load(next(b for b in pages()["packed-mask-expansion"].blocks if b.role == "do"))["wave_plan"]
+    for n in (0, 1, 255, 257, 300, 1000, 4096):
+        for dtype in (torch.uint8, torch.float16, torch.float32, torch.float64):
+            for count in (1, 7, 48):
+                cores, waves = Cores(n, dtype, count, timeout=30), wave_plan(n, dtype.itemsize)
+                cores.run(load(block, **cores.names(waves))["expand_on_core"], waves)
+                assert not cores.errors and cores.expanded, (n, dtype, count)
+    edges.mark("empty", "one", "extremes")
 
 
 @check("packed-mask-expansion:dont:block")
