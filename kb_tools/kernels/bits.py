@@ -9,9 +9,6 @@ import triton.language as tl
 
 from kb_tools.runtime.backends import launch
 
-MASK_UNIT = 16  # the generator writes the packed mask in 128-bit units: M = ceil(N/128)·16 bytes
-
-
 @triton.jit
 def write_mask_kernel(out_ptr, m_bytes, seed, BLOCK: tl.constexpr):
     """A stand-in generator: writes m_bytes pseudo-random mask bytes at the start of out's
@@ -22,20 +19,19 @@ def write_mask_kernel(out_ptr, m_bytes, seed, BLOCK: tl.constexpr):
     tl.store(out_ptr.to(tl.pointer_type(tl.uint8)) + j, byte, mask=live)
 
 
-def mask_bytes(n: int) -> int:
-    """M = ceil(N/128)·16: what the generator writes, not what the bits need (ceil(N/8))."""
-    return -(-n // 128) * MASK_UNIT
+def mask_launcher(*, backend: str, written: list, block: int = 64):
+    """``bernoulli_kernel(out, n, mask_bytes, mask_aliases_out, p, seed, offset)`` as the page's
+    Do wrapper calls it, reduced to its generator: the mask_bytes bytes go into out's own
+    storage when mask_aliases_out, else into an independent buffer (the fallback); each buffer
+    written is appended to ``written``."""
+    def call(out, n, mask_bytes, mask_aliases_out, p, seed, offset):
+        import torch
 
-
-def write_mask(out, aliased: bool, *, backend: str, seed: int = 7, block: int = 64):
-    """The generator's M bytes into out's own storage (``aliased``) or into an independent
-    buffer of M bytes (the fallback); returns the buffer written."""
-    import torch
-
-    m = mask_bytes(out.numel())
-    target = out if aliased else torch.empty(m, dtype=torch.uint8, device=out.device)
-    launch(write_mask_kernel, (max(1, triton.cdiv(m, block)),), target, m, seed, backend=backend, BLOCK=block)
-    return target
+        target = out if mask_aliases_out else torch.empty(mask_bytes, dtype=torch.uint8, device=out.device)
+        launch(write_mask_kernel, (max(1, triton.cdiv(mask_bytes, block)),), target, mask_bytes, seed + offset,
+               backend=backend, BLOCK=block)
+        written.append(target)
+    return call
 
 
 @triton.jit

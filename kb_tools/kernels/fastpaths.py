@@ -1,10 +1,9 @@
 """The exact fast paths of a random operator in Triton (kb/patterns/exact-fast-paths.md): one
 kernel whose mode, chosen on the host from p, writes exact zeros, exact ones or Bernoulli
-draws; an empty output still gets its one launch, on one program with nothing to do."""
+draws; an empty output still gets its one launch, on one program with nothing to do. The host
+side is the page's own wrapper, with :class:`BernoulliLauncher` bound to the kernel's name."""
 
 from __future__ import annotations
-
-import math
 
 import triton
 import triton.language as tl
@@ -33,25 +32,24 @@ def zeros_by_arithmetic_kernel(x_ptr, out_ptr, n, p, BLOCK: tl.constexpr):
     """The counter-example: "p = 0 means x·p", a fill derived from the input's values."""
     i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     live = i < n
-    tl.store(out_ptr + i, tl.load(x_ptr + i, mask=live) * p, mask=live)
+    tl.store(out_ptr + i, (tl.load(x_ptr + i, mask=live).to(tl.float32) * p).to(out_ptr.dtype.element_ty), mask=live)
 
 
-def bernoulli(x, p: float, seed: int, offset: int, *, backend: str, block: int = 64):
-    """Validate first (dtype/rank, p finite in [0, 1], offset % 4 == 0), then pick the mode from
-    p and launch once; grid = one program for an empty output."""
-    import torch
+class BernoulliLauncher:
+    """``bernoulli_kernel[None, block_dim](out, n, p, seed, offset, mode)`` as the page's Do
+    wrapper launches it: block_dim programs, each a contiguous share of the elements."""
 
-    if not x.dtype.is_floating_point or x.ndim > 8:
-        raise TypeError(f"unsupported input {x.dtype} of rank {x.ndim}")
-    if not (math.isfinite(p) and 0.0 <= p <= 1.0):
-        raise ValueError(f"p must be finite and in [0, 1], got {p}")
-    if offset % 4:
-        raise ValueError(f"offset must be a multiple of 4, got {offset}")
-    out = torch.empty(x.shape, dtype=x.dtype, device=x.device)
-    mode = ZEROS if p == 0.0 else ONES if p == 1.0 else RANDOM
-    launch(bernoulli_kernel, (max(1, triton.cdiv(out.numel(), block)),), out, out.numel(), p, seed + offset, mode,
-           backend=backend, BLOCK=block)
-    return out
+    def __init__(self, *, backend: str):
+        self.backend = backend
+
+    def __getitem__(self, grid):
+        _, block_dim = grid
+
+        def call(out, n, p, seed, offset, mode):
+            share = max(1, triton.cdiv(n, block_dim))
+            launch(bernoulli_kernel, (block_dim,), out, n, p, seed + offset, mode,
+                   backend=self.backend, BLOCK=triton.next_power_of_2(share))
+        return call
 
 
 def zeros_by_arithmetic(x, p: float, *, backend: str, block: int = 64):

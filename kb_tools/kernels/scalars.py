@@ -1,6 +1,7 @@
 """A tensor-scalar add in Triton (kb/constraints/scalar-operand-promotion.md): the output dtype
 comes from the framework's promotion, the scalar arrives as a launch scalar and the kernel
-converts it to the computation dtype itself."""
+converts it to the computation dtype itself. The host side is the page's own wrapper; Triton
+types a Python float launch scalar as fp32, so exact test scalars keep fp64 results exact."""
 
 from __future__ import annotations
 
@@ -30,12 +31,25 @@ def compute_dtype(out_dtype):
     return tl.float32 if out_dtype.is_floating_point else tl.int64
 
 
-def add_scalar(x, other, out_dtype, *, backend: str, alpha=1, block: int = 64):
-    """One launch: x (any dtype) + alpha·other into a new tensor of ``out_dtype``. The scalar is
-    handed over as given; Triton types a Python float as fp32, so keep test scalars exact there."""
-    import torch
+@triton.jit
+def add_scalar_tensor_kernel(x_ptr, s_ptr, y_ptr, n, alpha, BLOCK: tl.constexpr):
+    """The page's Don't: the scalar folded into a one-element tensor of x's dtype on the host."""
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    live = i < n
+    tl.store(y_ptr + i, tl.load(x_ptr + i, mask=live) + tl.load(s_ptr) * alpha, mask=live)
 
-    y = torch.empty(x.shape, dtype=out_dtype, device=x.device)
-    launch(add_scalar_kernel, (max(1, triton.cdiv(x.numel(), block)),), x, y, x.numel(), other, alpha,
-           backend=backend, COMPUTE=compute_dtype(out_dtype), BLOCK=block)
-    return y
+
+def add_launcher(*, backend: str, block: int = 64):
+    """``add_scalar_kernel(x, y, n, other, alpha)`` as the page's Do wrapper calls it."""
+    def call(x, y, n, other, alpha):
+        launch(add_scalar_kernel, (max(1, triton.cdiv(n, block)),), x, y, n, other, alpha,
+               backend=backend, COMPUTE=compute_dtype(y.dtype), BLOCK=block)
+    return call
+
+
+def host_scalar_launcher(*, backend: str, block: int = 64):
+    """``add_scalar_kernel(x, s, y, n, alpha)`` as the page's Don't calls it (s a tensor)."""
+    def call(x, s, y, n, alpha):
+        launch(add_scalar_tensor_kernel, (max(1, triton.cdiv(n, block)),), x, s, y, n, alpha,
+               backend=backend, BLOCK=block)
+    return call
