@@ -7,50 +7,21 @@ Bad input surfaces as ``path:line: CODE message`` lines, never as a traceback.
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import os
 import sys
 
-from kb_tools import __version__
-from kb_tools.diagnostics import EXIT_USAGE, KbError, KbErrors
+from kb_tools.commands import build_parser, command_names, invoked, run_parsed
+from kb_tools.diagnostics import EXIT_USAGE
+
+__all__ = ["build_parser", "command_names", "main"]
 
 
-def command_names() -> list[str]:
-    """The modules of the subcommands in kb_tools/commands (``check_usage`` is ``check-usage``)."""
-    from kb_tools import commands
+def _front_doors() -> tuple:
+    """Subcommands that live above the command registry because they drive it: ``kbt mcp``
+    serves every other command to an agent (kb_tools.agents)."""
+    from kb_tools.agents import command as mcp_command
 
-    return sorted(name[:-3] for folder in commands.__path__ for name in os.listdir(folder)
-                  if name.endswith(".py") and not name.startswith("_"))
-
-
-def _invoked(argv: list[str]) -> str | None:
-    """The subcommand named on the command line, found without building every parser."""
-    args = iter(argv)
-    for arg in args:
-        if arg == "--kb-root":
-            next(args, None)
-        elif not arg.startswith("-"):
-            return arg
-    return None
-
-
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The parser of ``only`` when it names a subcommand, else of every subcommand: a
-    command's start-up should not pay for importing and configuring fifteen others (their
-    help is listed by ``kbt -h`` and after an unknown command)."""
-    parser = argparse.ArgumentParser(prog="kbt", description="opkb: route, record and check the operator rules.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_argument("--kb-root", metavar="DIR", help="KB root holding ROUTER.md and kb/ (default: found upward from here)")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
-    names = command_names()
-    wanted = (only or "").replace("-", "_")  # check-usage lives in check_usage.py
-    for module in (importlib.import_module(f"kb_tools.commands.{name}") for name in names if wanted not in names or name == wanted):
-        child = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
-        module.configure(child)
-        child.set_defaults(_run=module.run)
-    return parser
+    return (mcp_command,)
 
 
 def _skip_slow_optional_imports() -> None:
@@ -61,25 +32,61 @@ def _skip_slow_optional_imports() -> None:
         sys.modules.setdefault("rfc3987_syntax", None)
 
 
+def _text_arguments(argv: list[str]) -> list[str]:
+    """Arguments as the UTF-8 text the user typed: under an ASCII locale (LC_ALL=C) Python
+    decodes them byte by byte into surrogates, and a Chinese question looked like binary data."""
+    fixed = []
+    for arg in argv:
+        if any("\udc80" <= c <= "\udcff" for c in arg):
+            try:
+                arg = os.fsencode(arg).decode("utf-8")
+            except UnicodeDecodeError:  # really not UTF-8: left for the command to refuse
+                pass
+        fixed.append(arg)
+    return fixed
+
+
+def _escape_what_streams_cannot_show() -> None:
+    """A terminal whose encoding cannot show a character (ASCII, Latin-1) gets its escape
+    (\\u7cbe) instead of a UnicodeEncodeError half-way through the output."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+
+
+def _stdout_failed(exc: OSError) -> int:
+    """A standard output that cannot take the text (a full disk): one line, exit 2. A reader
+    that went away (``kbt route ... | head -1``) is no error. Either way the unwritten rest is
+    dropped, so that Python's exit does not fail on it again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    if isinstance(exc, BrokenPipeError):
+        return 0
+    print(f"kbt: IO014 cannot write standard output: {exc.strerror or exc}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _stdout_broken() -> OSError | None:
+    """What stopped the last of the output reaching standard output, if anything did."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except OSError as exc:
+        return exc
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     _skip_slow_optional_imports()
-    argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser(_invoked(argv))
+    _escape_what_streams_cannot_show()
+    argv = _text_arguments(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(invoked(argv), extra=_front_doors())
     args = parser.parse_args(argv)
     try:
-        return int(args._run(args) or 0)
-    except KbErrors as exc:
-        for d in exc.diagnostics:
-            print(d, file=sys.stderr)
-        return exc.exit_code
-    except KbError as exc:
-        print(exc.diagnostic, file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print("kbt: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
-    except FileNotFoundError as exc:  # a path given on the command line
-        print(f"{exc.filename}: IO001 no such file or directory", file=sys.stderr)
-        return EXIT_USAGE
+        status = run_parsed(args, on_output_error=_stdout_failed)
+    except BrokenPipeError as exc:
+        return _stdout_failed(exc)
+    broken = _stdout_broken()
+    return _stdout_failed(broken) if broken else status

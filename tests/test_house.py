@@ -24,7 +24,8 @@ FLOORS = {
     "audit": 4,
     "outputs": 5, "lint": 5,
     "commands": 6,
-    "cli": 7, "__main__": 8,
+    "agents": 7,
+    "cli": 8, "__main__": 9,
 }
 TOP_LEVEL_LIMIT = 8  # modules beside __init__, __main__ and cli
 NO_SCIENCE = ("kb", "contract", "audit", "files", "search")  # rooms that never import torch, numpy or numerics

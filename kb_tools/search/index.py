@@ -12,11 +12,12 @@ word characters): the tokens are made by kb_tools.search.tokens, the same for pa
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
 from kb_tools.diagnostics import EXIT_USAGE, fail
-from kb_tools.files import cache
+from kb_tools.files import cache, warm
 from kb_tools.files.text import MAX_TEXT_BYTES
 from kb_tools.kb.page_files import page_files
 from kb_tools.search.tokens import key_tokens_of, tokens
@@ -41,13 +42,23 @@ CREATE VIRTUAL TABLE docs USING fts5({", ".join(COLUMNS)}, tokenize="ascii token
 
 
 def _inputs(root: Path) -> list[tuple[str, bytes | None]]:
-    files = [root / "ROUTER.md", root / "kb" / "glossary.yaml", *page_files(root / "kb")]
-    return [(p.relative_to(root).as_posix(), cache.file_bytes(p, MAX_TEXT_BYTES)) for p in files]
+    return [(p.relative_to(root).as_posix(), cache.file_bytes(p, MAX_TEXT_BYTES)) for p in _input_files(root)]
 
 
 def open_index(root: Path, *, fresh: bool = False) -> sqlite3.Connection:
     """The index of the KB at ``root``: the cached one when its key matches and it reads
-    back as a database, else one built now (and cached). ``fresh`` skips the cache read."""
+    back as a database, else one built now (and cached). ``fresh`` skips the cache read.
+    A long-lived process (files.warm) keeps the open index while none of its files changed."""
+    if fresh:
+        return _open_index(root, fresh=True)
+    return warm.remembered("search-index", os.path.abspath(root), lambda: _input_files(root), lambda: _open_index(root))
+
+
+def _input_files(root: Path) -> list[Path]:
+    return [root / "ROUTER.md", root / "kb" / "glossary.yaml", *page_files(root / "kb")]
+
+
+def _open_index(root: Path, *, fresh: bool = False) -> sqlite3.Connection:
     key = cache.content_key(_inputs(root), cache.code_digest(*_CODE))
     raw = None if fresh else cache.read_entry(KIND, key, ".sqlite")
     if raw:
