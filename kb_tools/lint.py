@@ -253,7 +253,8 @@ def _squash(text: str) -> str:
 
 
 def check_glossary(ctx):
-    """Every page the glossary names exists and carries the Chinese term beside the English one."""
+    """Every page the glossary names exists and carries the Chinese term beside the English one,
+    and every search string of a term is on at least one of the term's pages."""
     try:
         terms = load_glossary(ctx.root)
     except KbErrors as exc:
@@ -279,6 +280,11 @@ def check_glossary(ctx):
                 diags.append(Diagnostic(shown, term.line, "LN111", f"page {page_id!r} does not carry the Chinese term {term.zh!r}"))
             if not any(_squash(name) in text for name in (term.en, *term.aliases)):
                 diags.append(Diagnostic(shown, term.line, "LN112", f"page {page_id!r} carries neither {term.en!r} nor an alias of it"))
+        for error in term.errors:
+            n += 1
+            on = [p for p in term.pages if p in texts and _squash(error) in texts[p]]
+            if not on and any(p in texts for p in term.pages):
+                diags.append(Diagnostic(shown, term.line, "LN113", f"search string {error!r} of term {term.zh!r} is on none of its pages ({', '.join(term.pages)}): a search for it would land on a page without it"))
     return n, diags
 
 
