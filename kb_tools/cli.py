@@ -18,10 +18,11 @@ __all__ = ["build_parser", "command_names", "main"]
 
 def _front_doors() -> tuple:
     """Subcommands that live above the command registry because they drive it: ``kbt mcp``
-    serves every other command to an agent (kb_tools.agents)."""
-    from kb_tools.agents import command as mcp_command
+    serves every other command to an agent, ``kbt hook`` runs them as an agent's hooks
+    (kb_tools.agents)."""
+    from kb_tools.agents import command as mcp_command, hook
 
-    return (mcp_command,)
+    return (mcp_command, hook)
 
 
 def _skip_slow_optional_imports() -> None:
