@@ -18,13 +18,23 @@ EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Diagnostic:
     path: str
     line: int | None
     code: str
     message: str
     severity: str = "error"  # "error", "warning", or "note" (a count or summary; never fails)
+
+    def _order(self) -> tuple:
+        # a finding about the whole file (no line) sorts before its lines; None and 3 do not compare
+        return (self.path, self.line or 0, self.code, self.message, self.severity)
+
+    def __lt__(self, other: Diagnostic) -> bool:
+        return self._order() < other._order()
+
+    def __gt__(self, other: Diagnostic) -> bool:
+        return self._order() > other._order()
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
@@ -60,6 +70,16 @@ def capped(diags: list[Diagnostic], path, code: str, limit: int = MAX_SHOWN) -> 
         return diags
     rest = len(diags) - limit
     return diags[:limit] + [Diagnostic(str(path), diags[limit - 1].line, code, f"{rest} more findings not shown; fix these first")]
+
+
+def shortened(text, limit: int = 120) -> str:
+    """``text`` cut in the middle to about ``limit`` characters: a 5000-character argument or
+    number is named by its ends, so its message stays one readable line."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    head = limit * 2 // 3
+    return f"{text[:head]}...{text[-(limit - head - 3):]} ({len(text)} characters)"
 
 
 def fail(path, line, code, message, exit_code=EXIT_FINDINGS) -> NoReturn:

@@ -12,8 +12,9 @@ from pathlib import Path
 from kb_tools.audit import audit_path
 from kb_tools.contract.selection import SELECTION_FILENAME
 from kb_tools.contract.usage import USAGE_FILENAME, check_usage
-from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError
+from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError, shortened
 from kb_tools.files.jsonio import load_json
+from kb_tools.files.text import is_file
 from kb_tools.kb.pages import KnowledgeBase
 
 
@@ -29,8 +30,9 @@ def verify(out_dir: Path, kb: KnowledgeBase, source_root: Path) -> tuple[list[Di
                                 _no_wrapper_message(sel.get("op") if isinstance(sel, dict) else None, out_dir)))
         return sorted(set(diags)), None
     wrapper_path = Path(source_root) / wrapper
-    if not wrapper_path.is_file():
-        raise KbError(Diagnostic(str(selection_path), None, "VF002", f"wrapper file {wrapper!r} not found under {source_root}"), EXIT_USAGE)
+    if not is_file(wrapper_path):  # a name too long to look up is not there either
+        raise KbError(Diagnostic(str(selection_path), sel.line_of("wrapper"), "VF002",
+                                 f"wrapper file {shortened(wrapper)!r} not found under {source_root}"), EXIT_USAGE)
     from kb_tools.audit.families import FamilyOptions
 
     result = audit_path(wrapper_path, families=FamilyOptions(roles=frozenset({"impl"})))  # the kernel family too (KN)

@@ -14,10 +14,13 @@ def run(args):
     from kb_tools.contract.build import build_catalog, format_table
     from kb_tools.diagnostics import EXIT_USAGE, fail
     from kb_tools.files.jsonio import make_folder
+    from kb_tools.contract.specs import spec_files
 
     ops = Path(args.ops)
     if not ops.is_dir():
         fail(ops, None, "BU001", "catalog directory does not exist", EXIT_USAGE)
+    if not spec_files(ops):  # a build that builds nothing checks nothing
+        fail(ops, None, "BU003", "holds no <op>.yaml spec: nothing to build (is this the catalog folder?)", EXIT_USAGE)
     make_folder(Path(args.output))  # a file in the way is said once, not once per operator
     rows, diags = build_catalog(knowledge_base(args), ops, Path(args.output))
     print(format_table(rows))

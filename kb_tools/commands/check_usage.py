@@ -8,15 +8,23 @@ def configure(parser):
 
 
 def run(args):
+    import sys
     from pathlib import Path
 
     from kb_tools.commands._common import knowledge_base, report
     from kb_tools.contract.usage import check_usage
+    from kb_tools.diagnostics import KbError, KbErrors
 
     kb = knowledge_base(args)
     worst = 0
-    for usage in args.usage:
-        diags = check_usage(Path(usage), kb, Path(args.root))
+    for usage in args.usage:  # a file that cannot be read is that file's result: the rest are still checked
+        try:
+            diags = check_usage(Path(usage), kb, Path(args.root))
+        except (KbErrors, KbError) as exc:
+            for d in exc.diagnostics if isinstance(exc, KbErrors) else [exc.diagnostic]:
+                print(d, file=sys.stderr)
+            worst = max(worst, exc.exit_code)
+            continue
         status = report(diags)
         errors, warnings = (sum(d.severity == kind for d in diags) for kind in ("error", "warning"))
         print(f"kbt check-usage: {usage}: {'FAIL' if status else 'PASS'} ({errors} errors, {warnings} warnings)")

@@ -21,8 +21,10 @@ def _source_root(args, kb, spec):
 
     if args.root:
         return Path(args.root)
+    from kb_tools.files.text import is_dir
+
     example = kb.kb_dir.parent / "examples" / spec.op
-    return example if example.is_dir() else Path(".")
+    return example if is_dir(example) else Path(".")
 
 
 def _usage_path(args, spec, root):
@@ -30,8 +32,10 @@ def _usage_path(args, spec, root):
 
     if args.usage:
         return Path(args.usage)
+    from kb_tools.files.text import is_file
+
     candidates = (Path(root) / "KB_USAGE.json", Path("build") / spec.op / "KB_USAGE.json")
-    return next((c for c in candidates if c.is_file()), None)
+    return next((c for c in candidates if is_file(c)), None)
 
 
 def run(args):

@@ -25,6 +25,10 @@ def run(args):
     from kb_tools.kb.root import find_root
     from kb_tools.search.answer import answer, check_query, format_hits, format_task, read_stdin_query
 
+    if args.query == "-" and sys.stdin is None:
+        from kb_tools.diagnostics import EXIT_USAGE, fail
+
+        fail("kbt route", None, "RQ004", "standard input is closed: give the question as an argument, or pipe it in", EXIT_USAGE)
     raw = read_stdin_query(sys.stdin.buffer) if args.query == "-" else args.query
     query = check_query(raw)
     result = answer(find_root(args.kb_root), query, limit=args.limit, skill=args.skill)

@@ -18,13 +18,16 @@ def out_dir(args, spec):
 
 def run(args):
     from kb_tools.commands._common import knowledge_base, warn_uncovered
-    from kb_tools.contract.selection import select, write_selection
+    from kb_tools.contract.selection import SELECTION_FILENAME, select
     from kb_tools.contract.specs import load_spec
+    from kb_tools.contract.usage import write_operator
 
     spec = load_spec(args.spec)
     warn_uncovered(spec)
     selection = select(knowledge_base(args), spec)
-    path = write_selection(selection, out_dir(args, spec))
+    folder = out_dir(args, spec)
+    write_operator(selection, folder, with_usage=False)  # never beside another operator's usage file
+    path = folder / SELECTION_FILENAME
     print(f"wrote {path}: {len(selection.constraints)} required constraints, {len(selection.patterns)} patterns, "
           f"{len(selection.playbooks)} playbooks, {len(selection.excluded)} excluded")
     return 0

@@ -10,17 +10,16 @@ def configure(parser):
 def run(args):
     from kb_tools.commands._common import knowledge_base, warn_uncovered
     from kb_tools.commands.select import out_dir
-    from kb_tools.contract.selection import select, write_selection
+    from kb_tools.contract.selection import select
     from kb_tools.contract.specs import load_spec
-    from kb_tools.contract.usage import write_usage
+    from kb_tools.contract.usage import write_operator
 
     spec = load_spec(args.spec)
     warn_uncovered(spec)
     selection = select(knowledge_base(args), spec)
-    target = out_dir(args, spec)
-    write_selection(selection, target)
-    path, report = write_usage(selection, target)
-    print(f"wrote {path}: {report.added} new records, {report.kept} kept, {len(report.stale)} stale")
+    path, report = write_operator(selection, out_dir(args, spec))
+    restored = f", {report.restored} restored from stale" if report.restored else ""
+    print(f"wrote {path}: {report.added} new records, {report.kept} kept{restored}, {len(report.stale)} stale")
     for line in report.stale:
         print(f"  stale: {line}")
     return 0

@@ -10,16 +10,25 @@ def configure(parser):
     parser.add_argument("--format", choices=("text", "json"), default="text")
 
 
-def parse_count(value, flag: str) -> int:
-    """A non-negative integer argument, or the one-line usage error (exit 2)."""
-    from kb_tools.diagnostics import EXIT_USAGE, fail
+MAX_COUNT = 2**63 - 1  # element counts and offsets are int64 on every device
 
+
+def parse_count(value, flag: str) -> int:
+    """A non-negative integer argument of at most MAX_COUNT, or the one-line usage error (exit 2)."""
+    from kb_tools.diagnostics import EXIT_USAGE, fail, shortened
+
+    text = str(value).replace("_", "").strip()
+    shown = shortened(text, 30)
+    if len(text.lstrip("+-")) > len(str(MAX_COUNT)):  # before int(): 5000 digits is a ValueError there
+        fail("kbt", None, "ARG001", f"{flag} must be at most {MAX_COUNT} (int64), got {shown}", EXIT_USAGE)
     try:
-        number = int(str(value).replace("_", ""))
+        number = int(text)
     except ValueError:
-        fail("kbt", None, "ARG001", f"{flag} must be an integer, got {value!r}", EXIT_USAGE)
+        fail("kbt", None, "ARG001", f"{flag} must be an integer, got {shown!r}", EXIT_USAGE)
     if number < 0:
         fail("kbt", None, "ARG001", f"{flag} must be >= 0, got {number}", EXIT_USAGE)
+    if number > MAX_COUNT:
+        fail("kbt", None, "ARG001", f"{flag} must be at most {MAX_COUNT} (int64), got {number}", EXIT_USAGE)
     return number
 
 

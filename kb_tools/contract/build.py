@@ -8,9 +8,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from kb_tools.contract.selection import Router, write_selection
-from kb_tools.contract.specs import load_spec, spec_files, whole_catalog
-from kb_tools.contract.usage import write_usage
+from kb_tools.contract.selection import Router
+from kb_tools.contract.specs import OpSpec, load_spec, spec_files, whole_catalog
+from kb_tools.contract.usage import write_operator
 from kb_tools.diagnostics import Diagnostic, KbError, KbErrors
 from kb_tools.kb.pages import KnowledgeBase
 
@@ -30,17 +30,45 @@ def build_catalog(kb: KnowledgeBase, ops_dir: Path, out_dir: Path) -> tuple[list
     files = spec_files(ops_dir)
     rows, diags = [], []
     router, skeletons = Router(kb), {}  # each page judged and each skeleton made once per build
-    iterator = files
-    if len(files) >= PROGRESS_FROM and sys.stderr.isatty():  # tqdm would hide itself anyway; its import is not free
-        from tqdm import tqdm
-
-        iterator = tqdm(files, desc="kbt build", unit="op", file=sys.stderr, disable=None)
     with whole_catalog(len(files)), _fewer_collections():
-        for path in iterator:
-            row = _build_one(path, router, skeletons, Path(out_dir), diags)
+        specs = _one_spec_per_class([(path, _loaded(path, diags)) for path in files], diags)
+        iterator = specs
+        if len(specs) >= PROGRESS_FROM and sys.stderr.isatty():  # tqdm would hide itself anyway; its import is not free
+            from tqdm import tqdm
+
+            iterator = tqdm(specs, desc="kbt build", unit="op", file=sys.stderr, disable=None)
+        for spec in iterator:
+            row = _build_one(spec, router, skeletons, Path(out_dir), diags)
             if row is not None:
                 rows.append(row)
     return rows, diags
+
+
+def _loaded(path: Path, diags: list[Diagnostic]) -> OpSpec | None:
+    try:
+        return load_spec(path)
+    except KbErrors as exc:
+        diags.extend(exc.diagnostics)
+    except KbError as exc:
+        diags.append(exc.diagnostic)
+    return None
+
+
+def _one_spec_per_class(loaded: list[tuple[Path, OpSpec | None]], diags: list[Diagnostic]) -> list[OpSpec]:
+    """The specs to build: two specs for one (op, class_id) would write one folder in turn,
+    each undoing the other, so neither is built and one line names them all."""
+    by_class: dict[tuple[str, str], list[OpSpec]] = {}
+    for _, spec in loaded:
+        if spec is not None:
+            by_class.setdefault((spec.op, spec.class_id), []).append(spec)
+    for (op, class_id), same in by_class.items():
+        if len(same) > 1:
+            others = ", ".join(str(s.path) for s in same[1:])
+            shown_class = "" if class_id == "." else f" class {class_id!r}"
+            diags.append(Diagnostic(str(same[0].path), None, "BU002",
+                                    f"op {op!r}{shown_class} is also specified by {others}: one spec per operator class "
+                                    "(rename an op or give each a class_id); none of them was built"))
+    return [spec for same in by_class.values() if len(same) == 1 for spec in same]
 
 
 @contextmanager
@@ -57,14 +85,12 @@ def _fewer_collections():
         gc.set_threshold(*before)
 
 
-def _build_one(path: Path, router: Router, skeletons: dict, out_dir: Path, diags: list[Diagnostic]) -> BuildRow | None:
+def _build_one(spec: OpSpec, router: Router, skeletons: dict, out_dir: Path, diags: list[Diagnostic]) -> BuildRow | None:
     """One operator's two files; its findings go to ``diags`` and give no row."""
     try:
-        spec = load_spec(path)
         selection = router.select(spec)
         target = out_dir / spec.op if spec.class_id == "." else out_dir / spec.op / spec.class_id
-        write_selection(selection, target)
-        _, report = write_usage(selection, target, skeletons)
+        _, report = write_operator(selection, target, skeletons)
     except KbErrors as exc:
         diags.extend(exc.diagnostics)
         return None

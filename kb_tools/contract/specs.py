@@ -133,6 +133,9 @@ def load_spec(path: Path) -> OpSpec:
     diags = schema_diagnostics(data, SPEC_SCHEMA, path, "SP020")
     if diags:
         raise KbErrors(diags)
+    diags = _spelt_twice(data, path)
+    if diags:
+        raise KbErrors(diags)
     props = dict(data["properties"])
     for key in ("dtypes", "index_dtypes"):
         if key in props:
@@ -162,6 +165,24 @@ def load_spec(path: Path) -> OpSpec:
     )
     _remember(text, spec)
     return spec
+
+
+def _spelt_twice(data: dict, path: Path) -> list[Diagnostic]:
+    """A dtype named twice under two spellings (fp16 and float16): the schema's uniqueItems
+    sees two names, the operator one dtype, and one of two criteria would silently win."""
+    diags = []
+    tables = [(f"properties.{key}", data["properties"][key], True) for key in ("dtypes", "index_dtypes") if key in data["properties"]]
+    tables += [(key, data[key], False) for key in ("criteria", "widening") if key in data]
+    for where, table, is_list in tables:
+        seen: dict[str, str] = {}
+        for i, name in enumerate(table):
+            canonical = V.canonical_dtype(name)
+            if canonical in seen:
+                line = table.line_of(i) if is_list else table.line_of(name)
+                diags.append(Diagnostic(str(path), line, "SP022", f"{where} names {canonical} twice ({seen[canonical]!r} and {name!r} "
+                                        "are one dtype); keep one spelling"))
+            seen.setdefault(canonical, name)
+    return diags
 
 
 def spec_files(ops_dir: Path) -> list[Path]:

@@ -7,6 +7,7 @@ and records whose page or invariant vanished move to ``stale`` rather than disap
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,9 +16,9 @@ from kb_tools import CONTRACT_VERSION
 from kb_tools.contract.selection import SELECTION_FILENAME, Selection
 from kb_tools.contract.usage_shape import load_usage
 from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError, KbErrors, capped
-from kb_tools.files.jsonio import dump_bytes, load_json, write_atomic, written_already
+from kb_tools.files.jsonio import MAX_JSON_BYTES, dump_bytes, folder_lock, load_json, write_together, written_already
 from kb_tools.files.schema_check import schema_diagnostics
-from kb_tools.files.text import MAX_TEXT_BYTES
+from kb_tools.files.text import read_bytes
 from kb_tools.kb.pages import KnowledgeBase
 
 USAGE_FILENAME = "KB_USAGE.json"
@@ -38,10 +39,34 @@ class MergeReport:
     added: int = 0
     kept: int = 0
     stale: list[str] = field(default_factory=list)
+    restored: int = 0  # records taken back from ``stale`` because their page or invariant is back
+
+
+def _untouched(record) -> bool:
+    """A record nobody has written in: status, file, symbol and justification all empty."""
+    impl = record.get("implementation")
+    return (isinstance(impl, dict) and not any(impl.get(k) for k in ("file", "symbol", "status"))
+            and not record.get("justification"))
+
+
+def repeated_records(records) -> list[tuple[dict, dict]]:
+    """(first, later) pairs of different records that answer one (reference, invariant_id):
+    a merge keeps one record per invariant, so the later one would be lost."""
+    first, repeated = {}, []
+    for record in records:
+        if isinstance(record, dict) and isinstance(record.get("invariant_id"), str) and isinstance(record.get("reference"), (str, type(None))):
+            key = (record.get("reference"), record["invariant_id"])
+            if key not in first:
+                first[key] = record
+            elif record != first[key]:
+                repeated.append((first[key], record))
+    return repeated
 
 
 def merge_usage(selection: Selection, existing: dict | None) -> tuple[dict, MergeReport]:
-    """The new KB_USAGE document and what changed. ``existing`` is never mutated."""
+    """The new KB_USAGE document and what changed. ``existing`` is never mutated. A record in
+    ``stale`` whose page and invariant are selected again comes back in place of the blank
+    skeleton it would otherwise get (nothing a person wrote stays parked once it applies)."""
     report = MergeReport()
     spec = selection.spec
     old_records = list(existing.get("invariants", [])) if existing else []
@@ -49,6 +74,12 @@ def merge_usage(selection: Selection, existing: dict | None) -> tuple[dict, Merg
     for record in old_records:
         if isinstance(record, dict) and record.get("invariant_id"):
             by_key.setdefault((record.get("reference"), record["invariant_id"]), record)
+    parked = list(existing.get("stale", [])) if existing else []
+    parked_by_key = {}
+    for i, record in enumerate(parked):
+        if isinstance(record, dict) and isinstance(record.get("invariant_id"), str) and not _untouched(record):
+            parked_by_key.setdefault((record.get("reference"), record["invariant_id"]), i)
+    taken_back = set()
     selected = {v.page.rel_path for v in selection.references}
     wanted_keys, records = set(), []
     for verdict in selection.references:
@@ -56,8 +87,14 @@ def merge_usage(selection: Selection, existing: dict | None) -> tuple[dict, Merg
         for inv in page.invariants:
             key = (page.rel_path, inv.id)
             wanted_keys.add(key)
-            if key in by_key:
-                records.append(by_key[key])
+            live = by_key.get(key)
+            if key in parked_by_key and (live is None or _untouched(live)):
+                index = parked_by_key.pop(key)
+                taken_back.add(index)
+                records.append({k: v for k, v in parked[index].items() if k != "stale_reason"})
+                report.restored += 1
+            elif live is not None:
+                records.append(live)
                 report.kept += 1
             else:
                 records.append(skeleton_record(page.rel_path, inv))
@@ -67,7 +104,7 @@ def merge_usage(selection: Selection, existing: dict | None) -> tuple[dict, Merg
             if isinstance(record, dict) and record.get("reference") == page.rel_path and not record.get("invariant_id"):
                 records.append(record)
                 report.kept += 1
-    stale = list(existing.get("stale", [])) if existing else []
+    stale = [record for i, record in enumerate(parked) if i not in taken_back]
     for record in old_records:
         if not isinstance(record, dict):
             stale.append({"record": record, "why": "not a JSON object"})
@@ -81,6 +118,7 @@ def merge_usage(selection: Selection, existing: dict | None) -> tuple[dict, Merg
         report.stale.append(f"{record.get('reference')} {record.get('invariant_id') or ''}".strip() + f": {why}")
     doc = dict(existing) if existing else {}
     doc.update({"schema_version": CONTRACT_VERSION, "op": spec.op, "class_id": spec.class_id, "invariants": records})
+    doc.pop("stale", None)
     if stale:
         doc["stale"] = stale
     ordered = {k: doc[k] for k in ("schema_version", "op", "class_id", "invariants")}
@@ -106,37 +144,101 @@ def fresh_usage(selection: Selection, skeletons: dict | None = None) -> dict:
     return {"schema_version": CONTRACT_VERSION, "op": spec.op, "class_id": spec.class_id, "invariants": records}
 
 
+def write_operator(selection: Selection, out_dir: Path, skeletons: dict | None = None, *,
+                   with_usage: bool = True) -> tuple[Path, MergeReport | None]:
+    """Write ``out_dir``'s KB_SELECTION.json and, ``with_usage``, write or merge its
+    KB_USAGE.json: both or neither. Everything that can refuse (a usage file that cannot be
+    read, belongs to another operator, holds two different records for one invariant, or
+    would grow past what kbt reads back) is decided before either file is touched, under a
+    lock on the folder so that a second kbt writing there waits and then sees this one's
+    files. A usage file still exactly the skeleton this selection gives is kept without
+    being parsed (a rebuild of an untouched catalog reads, never writes)."""
+    out_dir = Path(out_dir)
+    usage_path = out_dir / USAGE_FILENAME
+    with folder_lock(out_dir):
+        files = [(out_dir / SELECTION_FILENAME, dump_bytes(selection.to_json()))]
+        report = None
+        if with_usage:
+            data, report = _usage_bytes(selection, usage_path, skeletons)
+            files.append((usage_path, data))
+        else:
+            _owned_by(selection, usage_path)
+        write_together(files, keep_equal=True)
+    return usage_path, report
+
+
 def write_usage(selection: Selection, out_dir: Path, skeletons: dict | None = None) -> tuple[Path, MergeReport]:
-    """Write or merge ``out_dir/KB_USAGE.json``. An existing file that cannot be read, or
-    that belongs to another operator, is left untouched and reported (exit 2). A file that
-    is still exactly the skeleton this selection gives is what merging would write back, so
-    it is kept without being parsed (a rebuild of an untouched catalog reads, never writes)."""
-    path = Path(out_dir) / USAGE_FILENAME
+    """``write_operator``: a usage file is never written without its selection."""
+    return write_operator(selection, out_dir, skeletons)
+
+
+def _usage_bytes(selection: Selection, path: Path, skeletons: dict | None) -> tuple[bytes, MergeReport]:
     skeleton = fresh_usage(selection, skeletons)
     data = dump_bytes(skeleton)
     if written_already(path, data):
-        return path, MergeReport(kept=len(skeleton["invariants"]))
+        return data, MergeReport(kept=len(skeleton["invariants"]))
     if not path.exists():
-        write_atomic(path, data)
-        return path, MergeReport(added=len(skeleton["invariants"]))
+        return _readable(data, path, "the usage skeleton"), MergeReport(added=len(skeleton["invariants"]))
     existing = load_usage(path)
+    _owned_by(selection, path, existing)
+    repeated = repeated_records(existing.get("invariants", []))
+    if repeated:
+        first, later = repeated[0]
+        more = f" ({len(repeated) - 1} more such pairs)" if len(repeated) > 1 else ""
+        raise KbError(Diagnostic(str(path), later.line, "US023",
+                                 f"{later.get('reference')} {later['invariant_id']}: a second, different record for this "
+                                 f"invariant (the first is at line {first.line}){more}; the merge keeps one record per "
+                                 "invariant, so merge the two into one (or drop one) and re-run; left untouched"), EXIT_USAGE)
+    doc, report = merge_usage(selection, existing)
+    return _readable(dump_bytes(doc), path, "the merged file"), report
+
+
+def _owned_by(selection: Selection, path: Path, existing: dict | None = None) -> None:
+    """Refuse (US021, exit 2) a usage file of another operator or class in the folder: its
+    selection beside it must stay the one it was filled against. Only a usage file that can
+    be read is judged here; ``kbt select`` leaves one that cannot be read to ``kbt usage``."""
+    if existing is None:
+        if not path.exists():
+            return
+        try:
+            existing = load_json(path, code_prefix="US")
+        except (KbError, KbErrors):
+            return
+        if not isinstance(existing, dict):
+            return
     spec = selection.spec
     for key, want in (("op", spec.op), ("class_id", spec.class_id)):
         if key in existing and existing[key] != want:
             raise KbError(Diagnostic(str(path), existing.line_of(key), "US021",
-                                     f"existing file is for {key} {existing[key]!r}, not {want!r}; left untouched"), EXIT_USAGE)
-    doc, report = merge_usage(selection, existing)
-    write_atomic(path, dump_bytes(doc), keep_equal=True)
-    return path, report
+                                     f"existing file is for {key} {existing[key]!r}, not {want!r}; it and the "
+                                     f"{SELECTION_FILENAME} beside it are left untouched (write elsewhere with -o)"), EXIT_USAGE)
+
+
+def _readable(data: bytes, path: Path, what: str) -> bytes:
+    """``data``, unless it is more than kbt's JSON reader takes: a file kbt writes is one it can read back."""
+    if len(data) > MAX_JSON_BYTES:
+        raise KbError(Diagnostic(str(path), None, "US024",
+                                 f"{what} would be {len(data)} bytes, over the {MAX_JSON_BYTES}-byte limit kbt reads back; "
+                                 "left untouched: move hand-added records or stale ones out of it"), EXIT_USAGE)
+    return data
 
 
 # ---------------------------------------------------------------------------------------
 # check-usage
 
 
+# A symbol is a name, or names joined as a member is written (Class.method, ns::func).
+_SYMBOL = re.compile(r"\w+(?:(?:\.|::)\w+)*")
+
+
 def _symbol_occurs(text: str, symbol: str) -> bool:
-    last = symbol.split(".")[-1]
-    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(last)}(?![A-Za-z0-9_])", text) is not None
+    """Every part of the dotted symbol occurs in ``text`` as a whole word."""
+    return all(re.search(rf"(?<!\w){re.escape(part)}(?!\w)", text) is not None for part in re.split(r"\.|::", symbol))
+
+
+def _named(record: dict) -> str:
+    """How a message names a record: by its reference and invariant, not its place in a list."""
+    return f"{record.get('reference')} {record.get('invariant_id') or '(record without invariant_id)'}"
 
 
 def check_usage(usage_path: Path, kb: KnowledgeBase, source_root: Path) -> list[Diagnostic]:
@@ -181,17 +283,19 @@ def check_usage(usage_path: Path, kb: KnowledgeBase, source_root: Path) -> list[
             diags.append(Diagnostic(shown, record.line_of("reference"), "US042", f"reference {reference!r} is not in KB_SELECTION.json"))
             continue
         covered.add(reference)
+        page = kb.by_path(reference)
+        inv = next((x for x in page.invariants if x.id == record.get("invariant_id")), None) if page else None
+        if page is not None and isinstance(record.get("invariant_id"), str) and inv is None:
+            diags.append(_unknown_invariant(record, page, shown))
         impl = record.get("implementation") if isinstance(record.get("implementation"), dict) else {}
         status = impl.get("status")
         if status is None:  # reported once, by own_contract
             continue
-        page = kb.by_path(reference)
-        inv = next((x for x in page.invariants if x.id == record.get("invariant_id")), None) if page else None
         if inv is not None and inv.check == "static" and status in ("deviated", "not_applicable"):
             diags.append(Diagnostic(shown, impl.line_of("status"), "US044",
                                     f"{reference} {inv.id}: a static invariant cannot be {status}; the verifier enforces {inv.rule} whatever the justification says"))
         if status in ("implemented", "deviated") and isinstance(impl.get("file"), str) and isinstance(impl.get("symbol"), str):
-            diags.extend(sources.check(impl, shown))
+            diags.extend(sources.check(record, impl, shown))
     for path in selected:
         if path not in covered:
             diags.append(Diagnostic(shown, doc.line_of("invariants"), "US047", f"selected reference {path} has no invariant record"))
@@ -199,6 +303,17 @@ def check_usage(usage_path: Path, kb: KnowledgeBase, source_root: Path) -> list[
         if isinstance(record, dict):
             diags.append(Diagnostic(shown, record.line, "US050", f"stale record kept for you to resolve: {record.get('reference')} {record.get('invariant_id') or ''} ({record.get('stale_reason', 'stale')})".replace("  ", " "), "warning"))
     return capped(sorted(set(diags)), shown, "US060")
+
+
+def _unknown_invariant(record: dict, page, shown: str) -> Diagnostic:
+    import difflib
+
+    ids = [inv.id for inv in page.invariants]
+    near = difflib.get_close_matches(record["invariant_id"], ids, n=1)
+    hint = f"did you mean {near[0]!r}?" if near else f"its invariants are {', '.join(ids)}"
+    return Diagnostic(shown, record.line_of("invariant_id"), "US054",
+                      f"{record.get('reference')}: invariant_id {record['invariant_id']!r} is not on the page ({hint}); "
+                      "kbt usage would move this record to stale")
 
 
 def _records(doc: dict) -> list:
@@ -219,6 +334,15 @@ def own_contract(doc: dict, shown: str) -> list[Diagnostic]:
     for record in unfilled:
         diags.append(Diagnostic(shown, record["implementation"].line_of("status"), "US043",
                                 f"{record.get('reference')} {record.get('invariant_id') or ''}: implementation.status is not filled in".replace(" :", ":")))
+    for first, later in repeated_records(records):
+        diags.append(Diagnostic(shown, later.line, "US049", f"{_named(later)}: a second, different record for this invariant "
+                                f"(the first is at line {first.line}); keep one record per invariant"))
+    for record in records:
+        impl = record.get("implementation") if isinstance(record.get("implementation"), dict) else {}
+        if impl.get("status") in ("deviated", "not_applicable") and isinstance(record.get("justification"), str) \
+                and record["justification"] and not record["justification"].strip():
+            diags.append(Diagnostic(shown, record.line_of("justification"), "US053",
+                                    f"{_named(record)}: the justification is blank; say why the invariant is {impl['status']}"))
     if unfilled:
         diags.append(Diagnostic(shown, doc.line_of("invariants"), "US048",
                                 f"{len(unfilled)} of {len(records)} records unfilled: set implementation.status "
@@ -233,32 +357,41 @@ def _is_unfilled_status(error) -> bool:
 
 class _SourceTexts:
     """The implementation files a usage file names, each read once (bounded) however many
-    records name it."""
+    records name it, and only under the source root."""
 
     def __init__(self, root: Path):
         self.root = Path(root)
-        self.texts: dict[str, str | Diagnostic] = {}
+        self.texts: dict[str, tuple[str, str | None]] = {}
 
-    def check(self, impl: dict, shown: str) -> list[Diagnostic]:
+    def check(self, record: dict, impl: dict, shown: str) -> list[Diagnostic]:
         name, symbol = impl["file"], impl["symbol"]
+        if not _SYMBOL.fullmatch(symbol):
+            return [Diagnostic(shown, impl.line_of("symbol"), "US051",
+                               f"{_named(record)}: symbol {symbol!r} is not a name; give the function, class or constant "
+                               f"as it is written in {name} (a member as Class.method)")]
         if name not in self.texts:
             self.texts[name] = self._read(name)
-        text = self.texts[name]
-        if isinstance(text, Diagnostic):
-            return [Diagnostic(shown, impl.line_of("file"), "US045", f"implementation.file {name!r} {text.message}")]
+        text, problem = self.texts[name]
+        if problem:
+            return [Diagnostic(shown, impl.line_of("file"), "US045", f"{_named(record)}: implementation.file {name!r} {problem}")]
         if not _symbol_occurs(text, symbol):
-            return [Diagnostic(shown, impl.line_of("symbol"), "US046", f"symbol {symbol!r} does not occur in {name}")]
+            return [Diagnostic(shown, impl.line_of("symbol"), "US046", f"{_named(record)}: symbol {symbol!r} does not occur in {name}")]
         return []
 
-    def _read(self, name: str) -> str | Diagnostic:
-        target = self.root / name
-        if not target.is_file():
-            return Diagnostic(name, None, "US045", f"does not exist under {self.root}")
+    def _read(self, name: str) -> tuple[str, str | None]:
+        """(the file's text, None), or ("", why it cannot be the implementation)."""
+        root = os.path.abspath(self.root)
+        target = os.path.normpath(os.path.join(root, name))
+        if os.path.commonpath([root, target]) != root:
+            return "", f"is outside the source root {self.root}; name a file under it (or pass --root)"
         try:
-            with target.open("rb") as handle:
-                return handle.read(MAX_TEXT_BYTES).decode("utf-8", errors="replace")
-        except OSError as exc:
-            return Diagnostic(name, None, "US045", f"cannot be read: {exc.strerror}")
+            data = read_bytes(Path(target), code_prefix="US")
+        except KbError as exc:
+            why = exc.diagnostic.message
+            return "", f"does not exist under {self.root}" if why == "no such file" else why
+        if b"\x00" in data:
+            return "", "is a binary file, not source text"
+        return data.decode("utf-8", errors="replace"), None
 
 
 def _verified_message(d: Diagnostic) -> Diagnostic:

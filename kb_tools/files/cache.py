@@ -17,14 +17,19 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from functools import lru_cache
 from pathlib import Path
+
+from kb_tools.diagnostics import KbError
+from kb_tools.files.text import read_bytes
 
 CACHE_ENV = "OPKB_CACHE_DIR"
 KEEP_PER_KIND = 8  # older entries of a kind are removed when a new one is written
 _UNREADABLE = b"\x00unreadable"  # stands in for a file that parsing will report, not hash
 _SEAL = 32  # bytes of SHA-256 at the end of every entry
+# The largest entry (the search index) is a few megabytes; anything far past that is
+# not ours, and is not read into memory to find out.
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
 
 
 def cache_dir() -> Path | None:
@@ -40,14 +45,9 @@ def file_bytes(path: Path, limit: int) -> bytes | None:
     """The bytes of a regular file no larger than ``limit``; None for anything else (a FIFO,
     a device, a link loop, a directory): the loader reports those, the cache never reads them."""
     try:
-        status = os.stat(path)
-        if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
-            return None
-        with open(path, "rb") as handle:
-            data = handle.read(limit + 1)
-    except OSError:
+        return read_bytes(path, limit=limit)
+    except KbError:
         return None
-    return data if len(data) <= limit else None
 
 
 @lru_cache(maxsize=None)
@@ -71,7 +71,7 @@ def content_key(named_bytes: list[tuple[str, bytes | None]], code: bytes) -> str
     digest = hashlib.sha256(code)
     for name, data in named_bytes:
         payload = _UNREADABLE if data is None else data
-        digest.update(f"{name}\x00{len(payload)}\x00".encode())
+        digest.update(f"{name}\x00{len(payload)}\x00".encode("utf-8", "surrogateescape"))  # a name that is not UTF-8 too
         digest.update(payload)
     return digest.hexdigest()
 
@@ -88,9 +88,8 @@ def read_entry(kind: str, key: str, suffix: str = ".json") -> bytes | None:
     path = entry_path(kind, key, suffix)
     if path is None:
         return None
-    try:
-        raw = path.read_bytes()
-    except OSError:
+    raw = file_bytes(path, MAX_ENTRY_BYTES)  # a FIFO or a link to /dev/zero is no entry
+    if raw is None:
         return None
     data, seal = raw[:-_SEAL], raw[-_SEAL:]
     return data if len(raw) > _SEAL and hashlib.sha256(data).digest() == seal else None
@@ -118,7 +117,7 @@ def write_entry(kind: str, key: str, data: bytes, suffix: str = ".json") -> Path
 def _fresh_temp(path: Path) -> Path:
     """A new empty file beside ``path``, created with the user's umask (mkstemp would force
     0600 on a file other tools in the user's group may be meant to read)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    _make_cache_folder(path.parent)
     for attempt in range(100):
         tmp = path.with_name(f".{path.name}.{os.getpid()}.{attempt}.tmp")
         try:
@@ -127,6 +126,16 @@ def _fresh_temp(path: Path) -> Path:
         except FileExistsError:
             continue
     raise FileExistsError(path)
+
+
+def _make_cache_folder(folder: Path) -> None:
+    """The cache folder, and its parent when that is missing (``~/.cache`` on a new
+    account), but nothing above: a HOME that does not exist is not kbt's to create."""
+    try:
+        folder.mkdir(exist_ok=True)
+    except FileNotFoundError:
+        folder.parent.mkdir(exist_ok=True)
+        folder.mkdir(exist_ok=True)
 
 
 def prune(kind: str, suffix: str, keep: Path) -> None:

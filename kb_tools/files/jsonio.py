@@ -6,6 +6,10 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
+import stat
+import time
+from contextlib import contextmanager
 from itertools import accumulate
 from json.decoder import JSONArray, JSONObject
 from json.scanner import py_make_scanner
@@ -13,8 +17,13 @@ from pathlib import Path
 
 import orjson
 
-from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError, fail
-from kb_tools.files.text import read_text
+from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError, fail, shortened
+from kb_tools.files.text import not_regular, read_text
+
+try:  # POSIX; elsewhere writes into one folder are not serialised
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None
 
 # A filled KB_USAGE.json of 69 records is 30 KB. The pure-Python scanner that keeps lines
 # reads a megabyte of tiny values in under a second and 70 MB, so 1 MiB (thirty times the
@@ -36,6 +45,35 @@ class _TooDeep(Exception):
 
 class _Constant(Exception):
     """NaN or Infinity: Python's JSON reader takes them, JSON (and every other reader) does not."""
+
+
+class _OutOfRange(Exception):
+    """A number no reader can hold: an integer past Python's digit limit for text, or a
+    float that overflows a double (``1e400`` reads as infinity and would be written back as null)."""
+
+    def __init__(self, spelled: str, why: str):
+        super().__init__(spelled)
+        self.spelled, self.why = spelled, why
+
+
+def _bounded_int(spelled: str) -> int:
+    from kb_tools.files.yamlio import MAX_INT_DIGITS  # one bound for both readers
+
+    digits = len(spelled.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise _OutOfRange(spelled, f"an integer of {digits} digits; at most {MAX_INT_DIGITS} are read")
+    return int(spelled)
+
+
+def _finite_float(spelled: str) -> float:
+    value = float(spelled)
+    if value in (float("inf"), float("-inf")):
+        raise _OutOfRange(spelled, "too large for a double (it reads as infinity); write it as text")
+    return value
+
+
+# A \uD800-\uDFFF escape not part of a pair: valid JSON, but no UTF-8 file can hold it.
+_LONE_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
 
 
 def _refuse_constant(name: str):
@@ -64,7 +102,7 @@ class _LineDecoder(json.JSONDecoder):
     def __init__(self, text: str, line_of: _Lines):
         from kb_tools.files.yamlio import MAX_NESTING, LineDict, LineList  # on use: writing JSON needs no YAML
 
-        super().__init__(parse_constant=_refuse_constant)
+        super().__init__(parse_constant=_refuse_constant, parse_int=_bounded_int, parse_float=_finite_float)
         depth = 0
 
         def nested(parse, s_and_end, *args):
@@ -119,7 +157,7 @@ def load_json(path: Path, *, code_prefix: str = "JS"):
         raise KbError(Diagnostic(str(path), None, f"{code_prefix}010", "empty file, expected a JSON object"), EXIT_USAGE)
     line_of = _Lines(text)
     try:
-        return _LineDecoder(text, line_of).decode(text)
+        data = _LineDecoder(text, line_of).decode(text)
     except _DuplicateKey as dup:
         raise KbError(Diagnostic(str(path), line_of(dup.pos), f"{code_prefix}011", f"duplicate JSON key {dup.key!r}"), EXIT_USAGE) from None
     except _TooDeep as deep:
@@ -128,8 +166,26 @@ def load_json(path: Path, *, code_prefix: str = "JS"):
         name = str(const)
         raise KbError(Diagnostic(str(path), line_of(max(text.find(name), 0)), f"{code_prefix}014",
                                  f"{name} is not JSON; write a number or null"), EXIT_USAGE) from None
+    except _OutOfRange as big:
+        raise KbError(Diagnostic(str(path), line_of(max(text.find(big.spelled), 0)), f"{code_prefix}016",
+                                 f"number {shortened(big.spelled, 30)} is {big.why}"), EXIT_USAGE) from None
     except json.JSONDecodeError as exc:
         raise KbError(Diagnostic(str(path), exc.lineno, f"{code_prefix}012", f"invalid JSON: {exc.msg} (column {exc.colno})"), EXIT_USAGE) from None
+    lone = _LONE_SURROGATE.search(text) if "\\u" in text else None
+    if lone is not None and not _encodable(data):
+        raise KbError(Diagnostic(str(path), line_of(lone.start()), f"{code_prefix}015",
+                                 f"{lone.group()} is half of a UTF-16 pair, not a character; write the character itself or remove it"),
+                      EXIT_USAGE)
+    return data
+
+
+def _encodable(data) -> bool:
+    """Whether every string in ``data`` can be written as UTF-8 (a lone surrogate cannot)."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def dump_bytes(data) -> bytes:
@@ -156,27 +212,84 @@ def write_atomic(path: Path, text: str | bytes, *, keep_equal: bool = False) -> 
     atomic replacement, not durability across power loss, and fsync per file cost more than
     the selection itself on a large catalog. With ``keep_equal``, a file that already holds
     exactly these bytes is left as it is (a rebuild that changes nothing rewrites nothing).
-    Returns whether the file was written.
+    Returns whether the file was written. ``write_together`` says the rest."""
+    return bool(write_together([(path, text)], keep_equal=keep_equal))
 
-    The temporary file is created with mode 0666 and the umask applied by the kernel, as a
+
+def write_together(files, *, keep_equal: bool = False) -> list[Path]:
+    """Write several ``(path, text)`` files: each is staged in full in a temporary file beside
+    its target first, and only then are they all renamed into place, one right after the
+    other, so a refusal or a failed write leaves every one of them as it was (an operator's
+    selection and usage file change together). Returns the paths written.
+
+    A symbolic link is written through: its target is replaced, the link stays. A FIFO,
+    device or socket is never replaced (nor is a link to one): that is refused, exit 2.
+    Temporary files are created with mode 0666 and the umask applied by the kernel, as a
     plain ``open`` would (``mkstemp``'s 0600 survived the rename: nobody else could read the
-    file). A path that cannot be written (a file where a folder is needed, a folder where the
-    file goes, no permission) is one line, exit 2, and nothing there is touched. The folder
-    is created only when the first attempt finds it missing: a build writes thousands of
-    files into folders that already exist."""
-    path = Path(path)
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    if keep_equal and written_already(path, data):
-        return False
+    file), and are named after the process that writes them, so that one left behind by a
+    killed run is removed by the next write there. A path that cannot be written (a file
+    where a folder is needed, a folder where the file goes, no permission) is one line,
+    exit 2, and nothing there is touched. The folder is created only when the first
+    attempt finds it missing: a build writes thousands of files into folders that already exist."""
+    staged: list[tuple[Path, str, Path]] = []
     try:
-        fd, tmp = _create_temporary(path)
-    except FileNotFoundError:
-        make_folder(path.parent)
-        fd, tmp = _create_or_fail(path)
-    except NotADirectoryError:
-        fail(_first_non_folder(path.parent), None, "IO010", "exists and is not a directory; a folder is needed here", EXIT_USAGE)
+        for path, text in files:
+            path = Path(path)
+            data = text.encode("utf-8") if isinstance(text, str) else text
+            target = write_target(path)
+            _clear_leftovers(target)
+            if keep_equal and written_already(target, data):
+                continue
+            staged.append((target, _stage(target, data, path), path))
+        for target, tmp, shown in staged:
+            try:
+                os.replace(tmp, target)
+            except OSError as exc:
+                _refuse_write(shown, exc)
+    finally:
+        for _, tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+    return [shown for _, _, shown in staged]
+
+
+def write_target(path: Path) -> Path:
+    """The file that writing ``path`` replaces: ``path``, or where its symbolic links end.
+    Anything there but a regular file (or nothing) is refused before a byte is written."""
+    try:
+        status = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):  # a missing folder is made, a file in the way reported, by _stage
+        return path
     except OSError as exc:
         fail(path, None, "IO012", f"cannot write: {exc.strerror or exc}", EXIT_USAGE)
+    target = path
+    if stat.S_ISLNK(status.st_mode):
+        try:
+            target = Path(os.path.realpath(path, strict=True))
+        except FileNotFoundError:  # a dangling link: its target is created, in a folder that exists
+            target = Path(os.path.realpath(path))
+            if not target.parent.is_dir():
+                fail(path, None, "IO013", f"is a symbolic link to {target}, whose folder does not exist; nothing was written", EXIT_USAGE)
+            return target
+        except OSError as exc:
+            fail(path, None, "IO013", f"cannot be followed ({exc.strerror or exc}); nothing was written", EXIT_USAGE)
+        status = os.stat(target)
+    if not (stat.S_ISREG(status.st_mode) or stat.S_ISDIR(status.st_mode)):  # a folder is reported as IO011 on rename
+        fail(path, None, "IO013", f"is {not_regular(status.st_mode)}{' (through a symbolic link)' if target != path else ''}, "
+             "not a regular file: kbt will not replace it; leave out -o to write to standard output", EXIT_USAGE)
+    return target
+
+
+def _stage(target: Path, data: bytes, shown: Path) -> str:
+    """A temporary file beside ``target`` holding ``data`` (its name, for the rename)."""
+    try:
+        fd, tmp = _create_temporary(target)
+    except FileNotFoundError:
+        make_folder(target.parent)
+        fd, tmp = _create_or_fail(target)
+    except NotADirectoryError:
+        fail(_first_non_folder(target.parent), None, "IO010", "exists and is not a directory; a folder is needed here", EXIT_USAGE)
+    except OSError as exc:
+        fail(shown, None, "IO012", f"cannot write: {exc.strerror or exc}", EXIT_USAGE)
     try:
         try:
             view = memoryview(data)
@@ -184,15 +297,92 @@ def write_atomic(path: Path, text: str | bytes, *, keep_equal: bool = False) -> 
                 view = view[os.write(fd, view):]
         finally:
             os.close(fd)
-        os.replace(tmp, path)
     except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
-        if isinstance(exc, IsADirectoryError) or (isinstance(exc, OSError) and path.is_dir()):
-            fail(path, None, "IO011", "is a directory; a file is written here", EXIT_USAGE)
         if isinstance(exc, OSError):
-            fail(path, None, "IO012", f"cannot write: {exc.strerror or exc}", EXIT_USAGE)
+            _refuse_write(shown, exc)
         raise
-    return True
+    return tmp
+
+
+def _refuse_write(path: Path, exc: OSError):
+    if isinstance(exc, IsADirectoryError) or Path(path).is_dir():
+        fail(path, None, "IO011", "is a directory; a file is written here", EXIT_USAGE)
+    fail(path, None, "IO012", f"cannot write: {exc.strerror or exc}", EXIT_USAGE)
+
+
+# Leftovers of a run killed between creating its temporary file and renaming it.
+OLD_TEMPORARY_S = 3600  # a temporary named before names carried a pid is abandoned after this
+
+
+def _clear_leftovers(target: Path) -> None:
+    """Remove the temporaries of ``target`` whose writer is gone (one listing of a folder
+    that, for kbt's outputs, holds a handful of files)."""
+    folder, name = os.path.split(os.fspath(target))
+    ours = re.compile(rf"\.{re.escape(name)}\.(?:(\d+)\.)?[0-9a-f]{{8}}\.tmp")
+    try:
+        entries = os.scandir(folder or ".")
+    except OSError:
+        return
+    with entries:
+        for entry in entries:
+            found = ours.fullmatch(entry.name)
+            if found and _abandoned(found.group(1), entry):
+                try:
+                    os.unlink(entry.path)
+                except OSError:
+                    pass
+
+
+def _abandoned(pid: str | None, entry: os.DirEntry) -> bool:
+    if pid is None:
+        try:
+            return time.time() - entry.stat(follow_symlinks=False).st_mtime > OLD_TEMPORARY_S
+        except OSError:
+            return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, OverflowError):  # alive but not ours to signal, or no such number
+        return False
+    return False
+
+
+@contextmanager
+def folder_lock(folder: Path):
+    """Hold an exclusive lock on ``folder`` for the block, made if missing: two kbt runs
+    writing one folder take turns, so the second reads what the first wrote instead of
+    both reading the old files. The lock is on the folder itself (flock), so no lock file is
+    ever left behind; where the folder cannot be opened or locked the block runs unlocked
+    and its writes report what is wrong."""
+    fd = _open_folder(Path(folder))
+    try:
+        if fd is not None and fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError:
+                pass
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _open_folder(folder: Path) -> int | None:
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+    try:
+        return os.open(folder, flags)
+    except FileNotFoundError:
+        make_folder(folder)
+    except NotADirectoryError:
+        fail(_first_non_folder(folder), None, "IO010", "exists and is not a directory; a folder is needed here", EXIT_USAGE)
+    except OSError:
+        return None
+    try:
+        return os.open(folder, flags)
+    except OSError:
+        return None
 
 
 def written_already(path: Path, data: bytes) -> bool:
@@ -225,7 +415,7 @@ def _create_temporary(path: Path) -> tuple[int, str]:
     """A new file beside ``path`` opened for writing, mode 0666 less the umask."""
     folder, name = os.path.split(os.fspath(path))
     for _ in range(100):
-        tmp = os.path.join(folder, f".{name}.{os.urandom(4).hex()}.tmp")
+        tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
         except FileExistsError:
@@ -236,6 +426,9 @@ def _create_temporary(path: Path) -> tuple[int, str]:
 def _first_non_folder(folder: Path) -> Path:
     """The component of ``folder`` that exists but is not a directory (what the user must move)."""
     for candidate in (*reversed(folder.parents), folder):
-        if candidate.exists() and not candidate.is_dir():
-            return candidate
+        try:
+            if candidate.exists() and not candidate.is_dir():
+                return candidate
+        except OSError:  # a name too long to look up: the folder as given is the best name
+            break
     return folder

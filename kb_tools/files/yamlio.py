@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import yaml
 
-from kb_tools.diagnostics import EXIT_USAGE, fail
+from kb_tools.diagnostics import EXIT_USAGE, fail, shortened
 
 try:  # the C parser when libyaml is present; the constructor stays in Python either way
     _BaseLoader = yaml.CSafeLoader
@@ -71,6 +71,19 @@ class _TooDeep(Exception):
         self.line = line
 
 
+class _BadValue(Exception):
+    """A scalar PyYAML cannot turn into a value (a date like 2024-02-30, an integer past
+    Python's digit limit), with its line."""
+
+    def __init__(self, line, why):
+        super().__init__(why)
+        self.line, self.why = line, why
+
+
+# Python refuses to turn longer digit strings into integers (sys.int_info.default_max_str_digits).
+MAX_INT_DIGITS = 4300
+
+
 class _Loader(_BaseLoader):
     depth = 0
 
@@ -82,8 +95,18 @@ class _Loader(_BaseLoader):
         self.depth += 1
         try:
             return super().construct_object(node, deep=deep)
+        except (ValueError, OverflowError) as exc:
+            spelled = shortened(node.value if isinstance(node.value, str) else "", 30)
+            raise _BadValue(node.start_mark.line + 1, f"value {spelled!r} cannot be read: {exc}") from None
         finally:
             self.depth -= 1
+
+
+def _construct_int(loader, node):
+    digits = sum(c.isdigit() for c in node.value)
+    if digits > MAX_INT_DIGITS:
+        raise _BadValue(node.start_mark.line + 1, f"an integer of {digits} digits; at most {MAX_INT_DIGITS} are read")
+    return loader.construct_yaml_int(node)
 
 
 def _construct_mapping(loader, node):
@@ -109,6 +132,7 @@ def _construct_sequence(loader, node):
 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 def load_yaml(text: str, path, *, line_offset: int = 0, code: str = "YA001"):
@@ -129,6 +153,8 @@ def load_yaml(text: str, path, *, line_offset: int = 0, code: str = "YA001"):
              "YAML alias refused: spell the value out (aliases can expand a small file into gigabytes)")
     except _TooDeep as deep:
         fail(path, deep.line + line_offset, code, f"YAML nested more than {MAX_NESTING} levels deep")
+    except _BadValue as bad:
+        fail(path, bad.line + line_offset, code, bad.why)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = (mark.line + 1 + line_offset) if mark else None

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kb_tools.diagnostics import Diagnostic, KbError, KbErrors
+from kb_tools.files import warm
 from kb_tools.files.text import read_text_and_bytes
 from kb_tools.kb import vocabulary as V
 from kb_tools.kb.page_cache import PageCache
-from kb_tools.kb.page_files import page_files
+from kb_tools.kb.page_files import page_files, shown_path  # shown_path: re-exported, how every tool names a page file
 
 KEBAB = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 BODY_SECTIONS = ("Rule", "Trigger", "Why", "Do / Don't", "How it is checked", "Pitfalls")
@@ -262,13 +263,22 @@ def page_from_record(rec: dict, path: Path) -> Page:
 
 
 def load_kb(root: Path) -> KnowledgeBase:
-    """Load every page under ``root/kb``; a page that fails is reported, not fatal."""
+    """Load every page under ``root/kb``; a page that fails is reported, not fatal. A
+    long-lived process (files.warm) gets the same KB back while no page file changed."""
     root = Path(root)
+    return warm.remembered("kb", os.path.abspath(root), lambda: page_files(root / "kb"), lambda: _load_kb(root))
+
+
+def _load_kb(root: Path) -> KnowledgeBase:
     kb_dir = root / "kb"
     pages, diags, unloadable = {}, _looping_folders(kb_dir), []
     files = page_files(kb_dir)
     cache = PageCache(kb_dir, files, page_record, page_from_record)  # pages whose bytes are unchanged since they last loaded
     for path in files:
+        if not _utf8_name(path.name):
+            diags.append(Diagnostic(shown_path(path), None, "PG015", f"file name {_escaped(path.name)} is not UTF-8; rename the page to its id"))
+            unloadable.append(path.relative_to(kb_dir).as_posix())
+            continue
         page = cache.get(path)
         try:
             page = page or parse_page(path, kb_dir)
@@ -286,18 +296,17 @@ def load_kb(root: Path) -> KnowledgeBase:
     return KnowledgeBase(root, dict(sorted(pages.items())), diags, tuple(unloadable))
 
 
-def shown_path(path: Path) -> str:
-    """A path as the user would type it: relative to the current directory when possible.
+def _utf8_name(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # bytes the file system gave that are not UTF-8 (surrogate escapes)
+        return False
+    return True
 
-    A page that is a symbolic link loop cannot be resolved and is named as it was found."""
-    try:
-        absolute = Path(path).resolve()
-    except (RuntimeError, OSError):  # RuntimeError: Python 3.11's word for a link loop
-        absolute = Path(os.path.abspath(path))
-    try:
-        return absolute.relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return str(path)
+
+def _escaped(name: str) -> str:
+    """A file name as text, its bytes that are not UTF-8 written as \\xNN."""
+    return repr(os.fsencode(name).decode("utf-8", "backslashreplace"))
 
 
 def _reshown(d: Diagnostic, shown: str) -> Diagnostic:

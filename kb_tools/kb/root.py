@@ -8,20 +8,35 @@ import os
 import sys
 from pathlib import Path
 
-from kb_tools.diagnostics import EXIT_USAGE, fail
+from kb_tools.diagnostics import EXIT_USAGE, fail, shortened
 
 
 def _is_root(path: Path) -> bool:
     return (path / "ROUTER.md").is_file() and (path / "kb").is_dir()
 
 
+def _why_not_root(path: Path) -> str | None:
+    """None for a KB root, else why it is not one (a name too long or a folder that cannot
+    be entered is said so, not called a missing KB)."""
+    try:
+        return None if _is_root(path) else "not a KB root: expected ROUTER.md and kb/ in it"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc}); a KB root holds ROUTER.md and kb/"
+
+
 def find_root(explicit: str | None = None) -> Path:
-    if explicit or os.environ.get("OPKB_ROOT"):
-        root = Path(explicit or os.environ["OPKB_ROOT"])
-        if not _is_root(root):
-            fail(root, None, "KB001", "not a KB root: expected ROUTER.md and kb/ in it", EXIT_USAGE)
+    if explicit == "":
+        fail("--kb-root", None, "KB001", "is empty: give the folder holding ROUTER.md and kb/, or leave the option out", EXIT_USAGE)
+    if explicit is not None or os.environ.get("OPKB_ROOT"):
+        root = Path(explicit if explicit is not None else os.environ["OPKB_ROOT"])
+        why = _why_not_root(root)
+        if why:
+            fail(shortened(root, 200), None, "KB001", why, EXIT_USAGE)
         return root
-    here = Path.cwd()
+    try:
+        here = Path.cwd()
+    except FileNotFoundError:
+        fail("kbt", None, "KB002", "the current directory no longer exists: cd to one that does, or pass --kb-root DIR", EXIT_USAGE)
     for candidate in (here, *here.parents):
         if _is_root(candidate):
             return candidate
