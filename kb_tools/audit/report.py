@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from urllib.parse import quote
 
 from kb_tools import __version__
 from kb_tools.audit.codes import RULES
@@ -54,9 +55,10 @@ def relative_uri(path: str, root: Path) -> tuple[str, bool]:
     ``file://`` URI of the absolute path."""
     absolute = Path(os.path.abspath(path))
     try:
-        return absolute.relative_to(root).as_posix(), True
+        relative = absolute.relative_to(root).as_posix()
     except ValueError:
         return absolute.as_uri(), False
+    return quote(os.fsencode(relative), safe="/"), True  # a URI reference: a name's odd bytes as %XX, as as_uri() writes them
 
 
 def fingerprint(code: str, uri: str, wrapper: str | None, source_line: str, occurrence: int) -> str:

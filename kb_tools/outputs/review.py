@@ -8,12 +8,14 @@ with a checklist to tick. The same inputs give the same bytes.
 
 from __future__ import annotations
 
+import html
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from kb_tools.contract.selection import Selection, Verdict
 from kb_tools.contract.specs import OpSpec
+from kb_tools.files.text import is_file
 from kb_tools.kb import vocabulary as V
 from kb_tools.kb.pages import KnowledgeBase
 
@@ -49,8 +51,15 @@ def _link(inputs: ReviewInputs, page) -> str:
     return f"{inputs.link_base}{page.rel_path.removesuffix('.md')}{inputs.link_ext}"
 
 
+def markdown_text(text) -> str:
+    """Text from a spec, a usage file or a page as Markdown that shows it as written: its
+    markup (``<img onerror=...>``) escaped, so no renderer runs or hides any of it."""
+    return html.escape(str(text), quote=False)
+
+
 def _cell(text) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ") if text not in (None, "") else "—"
+    """``markdown_text`` for one table cell: a ``|`` or a newline would end the cell early."""
+    return markdown_text(text).replace("|", "\\|").replace("\n", " ") if text not in (None, "") else "—"
 
 
 def claims_of(usage: dict | None) -> dict[tuple[str, str], dict]:
@@ -220,14 +229,15 @@ def render_review(inputs: ReviewInputs) -> str:
 
 
 def render_html(markdown: str, title: str) -> str:
-    """A standalone HTML page of the review (tables kept), for sharing outside a terminal."""
+    """A standalone HTML page of the review (tables kept), for sharing outside a terminal.
+    Raw HTML is off: whatever markup reached the Markdown is shown as text, never run."""
     from markdown_it import MarkdownIt
 
-    body = MarkdownIt("commonmark").enable("table").render(markdown)
+    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(markdown)
     style = ("body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;line-height:1.45}"
              "table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.25rem .5rem;vertical-align:top}"
              "code{background:#f4f4f4;padding:0 .2rem}")
-    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>"
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
             f"<style>{style}</style></head><body>\n{body}</body></html>\n")
 
 
@@ -236,11 +246,11 @@ def review_inputs(kb: KnowledgeBase, spec: OpSpec, selection: Selection, usage_p
     """Gather the usage claims and the wrapper audit for one operator."""
     from kb_tools.contract.usage_shape import load_usage
 
-    usage = load_usage(usage_path) if usage_path and Path(usage_path).is_file() else None
+    usage = load_usage(usage_path) if usage_path and is_file(usage_path) else None
     audit, note = None, "The spec names no wrapper file (`wrapper:` in the spec), so the static invariants were not audited."
     if spec.wrapper:
         path = Path(source_root) / spec.wrapper
-        if path.is_file():
+        if is_file(path):
             from kb_tools.audit import audit_path
 
             audit = audit_path(path)
