@@ -45,13 +45,18 @@ class Frame:
     called_at: tuple[int, int] | None = None  # the call site in the calling frame
     returns: list = field(default_factory=list)
     return_counts: frozenset = frozenset()
+    path: str | None = None  # the audited file it sits in when not the wrapper's own
+    kind: str = "helper"  # or "decorator": how a finding in it names it
 
 
 class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
     """Walks one wrapper and the helpers it calls; collects findings and launch counts."""
 
-    def __init__(self, module, wrapper: ast.FunctionDef | ast.AsyncFunctionDef):
+    def __init__(self, module, wrapper: ast.FunctionDef | ast.AsyncFunctionDef, tree=None, parsed=None):
         self.module = module
+        self.tree, self.parsed = tree, parsed  # the audited tree and the wrapper's module in it (None: one file)
+        self.home = parsed.path if parsed is not None else None
+        self.opaque: set[str] = set()  # modules outside the tree whose functions the wrapper calls
         self.wrapper = wrapper.name
         self.aliases = dict(module.aliases)
         self.findings: list[RawFinding] = []
@@ -61,8 +66,14 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         self.pair_contiguous = False
         self.frames: list[Frame] = []
         self.helper_walks = 0
+        self.kernels_seen: dict[str, tuple[int, int]] = {}  # each kernel launched, in launch order
+        self.empties: dict[str, tuple[int, int]] = {}  # wrapper-level names bound to torch.empty(...)
+        self.flows: dict[str, set[str]] = {}  # wrapper-level name -> the names its value was made from
+        self.returned: set[str] = set()  # names the wrapper's returns are made from
         self.counts = frozenset({0})
         self.env = self.enter(wrapper, None)
+        for dec in wrapper.decorator_list:
+            self.decorator(dec)
         self.block(wrapper.body)
         frame = self.frames.pop()
         self.end_counts = frame.return_counts | self.counts
@@ -70,6 +81,22 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         if frame.launches and 0 in self.counts:
             self.emit((wrapper.lineno, wrapper.col_offset), "WB109",
                       f"a path through `{wrapper.name}` reaches its end without launching the kernel")
+        self.frames.append(frame)  # findings below are the wrapper's own
+        for name, pos in self.empties.items():
+            if name not in self.outputs():
+                self.emit(pos, "WB104", f"torch.empty for `{name}`, which the wrapper never returns: a scratch buffer, "
+                          "not a declared output; allocate it in the kernel's workspace or declare it", "scratch-empty")
+        self.frames.pop()
+
+    def outputs(self) -> set[str]:
+        """The wrapper-level names its returns are made from, directly or through assignments."""
+        seen, todo = set(), list(self.returned)
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                todo.extend(self.flows.get(name, ()))
+        return seen
 
     def enter(self, fn, given: dict | None, called_at=None) -> dict:
         launchers = self.module.launchers
@@ -119,6 +146,8 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             kind = self.expr(s.value)
             for target in s.targets:
                 self.bind(target, kind)
+            if len(self.frames) == 1 and not self.nested:
+                self.track_outputs(s)
         elif isinstance(s, ast.AnnAssign):
             if s.value is not None:
                 kind = self.expr(s.value)
@@ -130,6 +159,12 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
                 self.emit((s.lineno, s.col_offset), "WB107", f"tensor arithmetic on the host ({type(s.op).__name__} in place)")
         elif isinstance(s, ast.Expr):
             self.expr(s.value)
+            value = s.value
+            if len(self.frames) == 1 and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                    and isinstance(value.func.value, ast.Name):  # outs.append(y): outs is made from y too
+                self.flows.setdefault(value.func.value.id, set()).update(
+                    n.id for a in (*value.args, *(k.value for k in value.keywords)) for n in ast.walk(a)
+                    if isinstance(n, ast.Name))
         elif isinstance(s, ast.Return):
             kind = self.expr(s.value) if s.value is not None else P
             self.ret(s, kind)
@@ -168,6 +203,19 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             self.expr(s.subject)
             runs = [self.narrowed({}, c.body) if c.guard is None else self.guarded(c) for c in s.cases]
             self.branches(*runs, lambda: None)
+
+    def track_outputs(self, s: ast.Assign) -> None:
+        """Which wrapper-level names hold a ``torch.empty`` and what each name was made from,
+        so that a buffer the wrapper never returns can be told from an output."""
+        used = {n.id for n in ast.walk(s.value) if isinstance(n, ast.Name)}
+        value = s.value
+        for target in s.targets:
+            for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
+                self.flows.setdefault(name, set()).update(used)
+                if isinstance(target, ast.Name) and isinstance(value, ast.Call) \
+                        and torch_name(qualname(value.func, self.aliases)) == "empty":
+                    func = value.func
+                    self.empties[name] = method_pos(func) if isinstance(func, ast.Attribute) else (value.lineno, value.col_offset)
 
     def guarded(self, case):
         def run():
@@ -382,9 +430,9 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         if q is not None and q.split(".")[0] in tb.PYTHON_VALUE_MODULES:
             self.args(e)
             return P
+        if isinstance(func, (ast.Name, ast.Attribute)) and (found := self.defined(func)) is not None:
+            return self.call_helper(e, found[1], found[0])
         if isinstance(func, ast.Name):
-            if func.id in self.module.helpers and func.id not in self.env:
-                return self.call_helper(e, self.module.helpers[func.id])
             kinds = [flat(k) for k in self.args(e)]
             if func.id in tb.DATA_BUILTINS and T in kinds:
                 self.emit((e.lineno, e.col_offset), "WB106", f"{func.id}() of a tensor reads its data on the host")
@@ -396,7 +444,47 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         self.args(e)
         return U
 
-    def call_helper(self, call, fn):
+    def defined(self, func):
+        """(the module that defines it or None for this one, the function) for a call of a
+        function of this file or of another audited module; None for anything else."""
+        if isinstance(func, ast.Name):
+            if func.id in self.env:
+                return None
+            if func.id in self.module.helpers:
+                return None, self.module.helpers[func.id]
+            return self.imported(func.id, lambda: self.tree.resolve(self.parsed, func.id))
+        base = func.value
+        if isinstance(base, ast.Name) and base.id not in self.env and base.id in self.module.imports:
+            return self.imported(base.id, lambda: self.tree.attribute(self.parsed, base.id, func.attr))
+        return None
+
+    def imported(self, local: str, resolve):
+        bound = self.module.imports.get(local)
+        if bound is None or self.tree is None or self.parsed is None:
+            return None
+        entry = resolve()
+        if entry is not None and entry[0] == "function":
+            return entry[1], entry[2]
+        if entry is None and not bound[0] and bound[1] and bound[1].split(".")[0] not in tb.KNOWN_LIBRARIES:
+            self.opaque.add(bound[1])
+        return None
+
+    def decorator(self, dec) -> None:
+        """A decorator of the tree runs around every call of the wrapper: walk the function
+        it wraps the call in (``def wrapper(*args, **kwargs)``) as host code of this wrapper."""
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        if not isinstance(target, (ast.Name, ast.Attribute)) or (found := self.defined(target)) is None:
+            return
+        owner, factory = found
+        inner = around_call(factory)
+        if inner is None or any(f.fn is inner for f in self.frames) or len(self.frames) > MAX_HELPER_DEPTH:
+            return
+        saved = (self.env, self.counts, self.loop_depth)
+        self.walk(inner, {}, owner, (dec.lineno, dec.col_offset), name=target.id if isinstance(target, ast.Name)
+                  else target.attr, kind="decorator")
+        self.env, self.counts, self.loop_depth = saved
+
+    def call_helper(self, call, fn, owner=None):
         if any(f.fn is fn for f in self.frames) or len(self.frames) > MAX_HELPER_DEPTH \
                 or self.helper_walks >= MAX_HELPER_WALKS:
             self.args(call)
@@ -414,12 +502,39 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             kind = self.expr(kw.value)
             if kw.arg:
                 given[kw.arg] = kind
-        saved = (self.env, self.aliases, self.loop_depth)
-        self.env = self.enter(fn, given, called_at=(call.lineno, call.col_offset))
-        self.aliases = dict(saved[1])
-        self.block(fn.body)
-        frame = self.frames.pop()
+        saved = (self.env, self.loop_depth)
+        frame = self.walk(fn, given, owner, (call.lineno, call.col_offset))
         ends = frame.returns + ([P] if self.counts else [])
         self.counts = frame.return_counts | self.counts
-        self.env, self.aliases, self.loop_depth = saved
+        self.env, self.loop_depth = saved
         return join(*ends) if ends else U
+
+    def walk(self, fn, given: dict, owner, called_at, name: str | None = None, kind: str = "helper") -> Frame:
+        """Walk ``fn`` as a frame above the current one; ``owner`` (a module of the tree) when
+        it is defined in another file, whose names then resolve as that file's."""
+        saved = (self.module, self.parsed, self.aliases)
+        if owner is not None:
+            self.module, self.parsed = owner.info, owner
+        self.aliases = dict(self.module.aliases) if owner is not None else dict(saved[2])
+        self.env = self.enter(fn, given, called_at=called_at)
+        frame = self.frame
+        frame.kind, frame.name = kind, name or frame.name
+        if self.parsed is not None and self.parsed.path != self.home:
+            frame.path = self.parsed.path
+        self.block(fn.body)
+        self.frames.pop()
+        self.module, self.parsed, self.aliases = saved
+        return frame
+
+
+def around_call(factory) -> ast.FunctionDef | None:
+    """The function a decorator runs in place of the one it decorates: the first function
+    taking ``*args`` or ``**kwargs`` in the decorator (itself, or nested up to three deep,
+    as in a decorator factory)."""
+    level = [factory]
+    for _ in range(4):
+        for fn in level:
+            if fn.args.vararg is not None or fn.args.kwarg is not None:
+                return fn
+        level = [n for fn in level for n in fn.body if isinstance(n, FUNCTION_DEFS)]
+    return None

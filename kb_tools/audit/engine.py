@@ -6,7 +6,7 @@ wrapper that reaches it.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -15,12 +15,15 @@ from kb_tools.audit.codes import RULES
 from kb_tools.audit.findings import RawFinding
 from kb_tools.audit.kinds import is_tensor
 from kb_tools.audit.module import DEFAULT_WRAPPER_GLOB, ModuleInfo
+from kb_tools.audit.package import Parsed
+from kb_tools.audit.policies import DEFAULT_POLICY, POLICIES, Policy, strict_only
 from kb_tools.audit.suppress import suppressions
 from kb_tools.diagnostics import EXIT_USAGE, fail
 from kb_tools.files.text import read_text
 
 # A wrapper file is a few kilobytes; anything this large is not one (and is refused clearly).
 MAX_AUDIT_BYTES = 2 * 1024 * 1024
+STRICT_ONLY = " [strict policy: the lenient readings let this pass]"
 
 
 @dataclass(frozen=True, order=True)
@@ -51,6 +54,14 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class Placed:
+    """A finding placed in its file: whether a waiver there covers it, and its line's text."""
+    finding: Finding
+    suppressed: bool
+    source: str
+
+
+@dataclass(frozen=True)
 class Wrapper:
     path: str
     name: str
@@ -70,10 +81,34 @@ class AuditResult:
     source_lines: dict[int, str] = field(default_factory=dict)  # the text of each reported line
     roles: frozenset[str] | None = None  # impl/golden/test when the families ran (kb_tools/audit/roles.py)
     note: str | None = None  # one line when the file's role cannot be told
+    policy: str = DEFAULT_POLICY  # the reading the findings were made under (kb_tools/audit/policies.py)
 
     @property
     def wrappers(self) -> list[str]:
         return [w.name for w in self.wrapper_info]
+
+    def add_reached(self, placed: list[Placed]) -> None:
+        """Findings on this file's lines, from its own wrappers or from another file's that
+        reach a helper here: one per (line, column, code), the wrappers reaching it merged
+        (a line that is its own wrapper's keeps that wrapper first)."""
+        if not placed:
+            return
+        index = {(f.line, f.col, f.code): (f, False) for f in self.findings}
+        index.update({(f.line, f.col, f.code): (f, True) for f in self.suppressed})
+        for p in placed:
+            f = p.finding
+            key = (f.line, f.col, f.code)
+            self.source_lines[f.line] = p.source
+            if key not in index:
+                index[key] = (f, p.suppressed)
+                continue
+            old, waived = index[key]
+            mine, theirs = (f, old) if f.helper is None and old.helper is not None else (old, f)
+            names = list(mine.wrappers) + [n for n in theirs.wrappers if n not in mine.wrappers]
+            index[key] = (replace(mine, wrapper=names[0] if names else None, also=tuple(names[1:])), waived)
+        ordered = [index[k] for k in sorted(index)]
+        self.findings = [f for f, waived in ordered if not waived]
+        self.suppressed = [f for f, waived in ordered if waived]
 
 
 def select_codes(spec: str | None) -> set[str]:
@@ -105,10 +140,9 @@ def _is_wrapper(module: ModuleInfo, fn, audit: WrapperAudit) -> bool:
     return bool(module.launches(fn) or audit.launch_sites or audit.findings or any(is_tensor(k) for k in audit.returns))
 
 
-def audit_source(text: str, path: str = "<source>", *, wrapper_patterns=(), launchers=(),
-                 select: set[str] | None = None, families=None) -> AuditResult:
-    """Findings for one source text. A syntax error raises KbError (exit 2) with its position.
-    ``families`` (a ``FamilyOptions``) adds the golden, test and kernel rules on the same tree."""
+def parse_source(text: str, path: str, *, wrapper_patterns=(), launchers=(), name: str | None = None) -> Parsed:
+    """Parse and index one module (never import it). A syntax error raises KbError (exit 2)
+    with its position."""
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
@@ -116,33 +150,66 @@ def audit_source(text: str, path: str = "<source>", *, wrapper_patterns=(), laun
         fail(path, exc.lineno, "AU010", f"cannot parse: {exc.msg} (line {exc.lineno}{col})", EXIT_USAGE)
     except (ValueError, RecursionError, MemoryError) as exc:
         fail(path, None, "AU010", f"cannot parse: {type(exc).__name__}", EXIT_USAGE)
-    module = ModuleInfo(tree, wrapper_patterns, launchers, text=text)
-    # One finding per (line, column, code), with every wrapper that reaches it; a line that
-    # is its own wrapper's is told without "in helper" even when another wrapper calls it.
-    reached: dict[tuple, tuple[RawFinding, list[str]]] = {}
-    result = AuditResult(path)
+    info = ModuleInfo(tree, wrapper_patterns, launchers, text=text)
+    return Parsed(path, name or Path(path).stem, text, tree, info)
+
+
+def parse_file(path: Path, name: str | None = None, **options) -> Parsed:
+    """Read a file (one clear error if it cannot be used) and parse it."""
+    text = read_text(Path(path), code_prefix="AU", limit=MAX_AUDIT_BYTES)
+    return parse_source(text, str(path), name=name, **options)
+
+
+def audit_source(text: str, path: str = "<source>", *, wrapper_patterns=(), launchers=(), **options) -> AuditResult:
+    """Findings for one source text, read alone. ``families`` (a ``FamilyOptions``) adds the
+    golden, test and kernel rules on the same tree; ``policy`` names the reading (``policies``)."""
+    parsed = parse_source(text, path, wrapper_patterns=wrapper_patterns, launchers=launchers)
+    return audit_parsed(parsed, None, **options)[0]
+
+
+Reached = dict[tuple, tuple[RawFinding, list[str]]]  # (line, col, code) -> the finding, the wrappers reaching it
+
+
+def _reach(reached: Reached, f: RawFinding, wrapper: str) -> None:
+    """One finding per (line, column, code), with every wrapper that reaches it; a line that
+    is its own wrapper's is told without "in helper" even when another wrapper calls it."""
+    key = (f.line, f.col, f.code)
+    first, names = reached.setdefault(key, (f, []))
+    if wrapper in names:
+        return
+    if f.helper is None:  # the line is this wrapper's own: it comes first
+        reached[key] = (f, names)
+        names.insert(0, wrapper)
+    else:
+        names.append(wrapper)
+
+
+def audit_parsed(parsed: Parsed, tree, *, select: set[str] | None = None, families=None,
+                 policy: str | None = None) -> tuple[AuditResult, dict[str, list[Placed]], set[str]]:
+    """(the module's result, the findings its wrappers reach in other modules of ``tree`` by
+    path, the modules outside the tree its wrappers call). ``tree`` is a ``package.Tree``,
+    or None to read the module alone."""
+    path, module = parsed.path, parsed.info
+    chosen = POLICIES[policy or DEFAULT_POLICY]
+    reached: Reached = {}
+    elsewhere: dict[str, Reached] = {}
+    opaque: set[str] = set()
+    result = AuditResult(path, policy=chosen.name)
     for fn in module.wrappers:
         try:
-            audit = WrapperAudit(module, fn)
+            audit = WrapperAudit(module, fn, tree, parsed if tree is not None else None)
         except RecursionError:
             fail(path, fn.lineno, "AU013", f"`{fn.name}` is nested too deeply to audit", EXIT_USAGE)
         if not _is_wrapper(module, fn, audit):
             continue
         result.wrapper_info.append(Wrapper(path, fn.name, fn.lineno, audit.most_launches))
+        opaque |= audit.opaque
         raw = list(audit.findings)
         if not module.launches(fn) and not audit.launch_sites:
             hint = "" if module.launchers else " (no kernel is defined in this file; name an imported one with --launcher)"
             raw.append(RawFinding(fn.lineno, fn.col_offset, "WB109", f"wrapper `{fn.name}` launches no kernel{hint}"))
         for f in raw:
-            key = (f.line, f.col, f.code)
-            first, names = reached.setdefault(key, (f, []))
-            if fn.name in names:
-                continue
-            if f.helper is None:  # the line is this wrapper's own: it comes first
-                reached[key] = (f, names)
-                names.insert(0, fn.name)
-            else:
-                names.append(fn.name)
+            _reach(reached if f.path is None else elsewhere.setdefault(f.path, {}), f, fn.name)
     kernels = module.pl_kernels
     if result.wrapper_info:  # a file that delivers a wrapper delivers one @pl.jit kernel
         for extra in kernels[1:]:
@@ -152,23 +219,36 @@ def audit_source(text: str, path: str = "<source>", *, wrapper_patterns=(), laun
     if families is not None:
         from kb_tools.audit.families import family_findings
 
-        result.roles, beyond, result.note = family_findings(tree, module, path, families, select)
+        result.roles, beyond, result.note = family_findings(parsed.tree, module, path, families, select)
         for f in beyond:
             reached.setdefault((f.line, f.col, f.code), (f, []))
+    result.add_reached(place(path, parsed.text, reached, select, chosen))
+    foreign = {}
+    for other, found in elsewhere.items():
+        owner = tree.module(Path(other))
+        foreign[other] = place(other, owner.text, found, select, chosen)
+    return result, foreign, opaque
+
+
+def place(path: str, text: str, reached: Reached, select: set[str] | None, policy: Policy) -> list[Placed]:
+    """The findings of one file, in line order, with their columns in characters, whether a
+    ``# kbt: ignore`` waives each, and their line's text; those the policy lets pass dropped."""
     if not reached:
-        return result
+        return []
     lines = text.splitlines()
     waived = suppressions(text)
     select = set(RULES) if select is None else select
+    out = []
     for key in sorted(reached):
         f, names = reached[key]
-        if f.code not in select:
+        if f.code not in select or policy.allowed(f.code, f.op):
             continue
-        finding = Finding(path, f.line, _char_col(lines, f.line, f.col), f.code, f.message,
+        message = f.message + (STRICT_ONLY if policy.name == "strict" and strict_only(f.code, f.op) else "")
+        finding = Finding(path, f.line, _char_col(lines, f.line, f.col), f.code, message,
                           names[0] if names else None, tuple(names[1:]), f.helper)
-        result.source_lines[f.line] = lines[f.line - 1] if 0 < f.line <= len(lines) else ""
-        (result.suppressed if f.code in waived.get(f.line, ()) else result.findings).append(finding)
-    return result
+        source = lines[f.line - 1] if 0 < f.line <= len(lines) else ""
+        out.append(Placed(finding, f.code in waived.get(f.line, ()), source))
+    return out
 
 
 def audit_path(path: Path | str, **options) -> AuditResult:

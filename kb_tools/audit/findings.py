@@ -15,6 +15,8 @@ class RawFinding:
     code: str
     message: str
     helper: str | None = None  # the helper it sits in, None when in the wrapper itself
+    path: str | None = None  # the audited file it sits in, None for the wrapper's own file
+    op: str = ""  # the operation that made it (``contiguous``, ``zeros``, ...): what a policy may let pass
 
 
 def method_pos(func: ast.Attribute) -> tuple[int, int]:

@@ -17,11 +17,12 @@ from kb_tools.audit.names import qualname
 class HostOperations:
     """Findings on host operations (mixed into ``WrapperAudit``)."""
 
-    def emit(self, pos: tuple[int, int], code: str, message: str) -> None:
-        helper = self.frame.name if len(self.frames) > 1 else None
+    def emit(self, pos: tuple[int, int], code: str, message: str, op: str = "") -> None:
+        frame = self.frame
+        helper = frame.name if len(self.frames) > 1 else None
         if helper:
-            message += f" (in helper `{helper}`)"
-        self.findings.append(RawFinding(pos[0], pos[1], code, message, helper))
+            message += f" (in {frame.kind} `{helper}`)"
+        self.findings.append(RawFinding(pos[0], pos[1], code, message, helper, frame.path, op))
 
     def test(self, node) -> None:
         """A condition: a tensor here reads its data on the host."""
@@ -52,18 +53,18 @@ class HostOperations:
         if name == "empty":
             return T
         if name.endswith("synchronize"):
-            self.emit(pos, "WB108", f"torch.{name}() in the wrapper: synchronisation belongs to the caller")
+            self.emit(pos, "WB108", f"torch.{name}() in the wrapper: synchronisation belongs to the caller", short)
             return P
         if name in tb.TORCH_ALLOC:
-            self.emit(pos, "WB104", f"allocation torch.{name}(); only torch.empty for the declared outputs is allowed")
+            self.emit(pos, "WB104", f"allocation torch.{name}(); only torch.empty for the declared outputs is allowed", short)
         elif name in tb.TORCH_CONCAT_PAD or short == "pad":
-            self.emit(pos, "WB105", f"torch.{name}() concatenates or pads on the host")
+            self.emit(pos, "WB105", f"torch.{name}() concatenates or pads on the host", short)
         elif name in tb.TORCH_LAYOUT:
-            self.emit(pos, "WB102", f"layout change torch.{name}() on the host")
+            self.emit(pos, "WB102", f"layout change torch.{name}() on the host", short)
         elif name in tb.TORCH_RESHAPE:
-            self.emit(pos, "WB103", f"reshape or slice torch.{name}() on the host")
+            self.emit(pos, "WB103", f"reshape or slice torch.{name}() on the host", short)
         else:
-            self.emit(pos, "WB113", f"calls torch.{name}(); torch.empty is the only torch call a wrapper may make")
+            self.emit(pos, "WB113", f"calls torch.{name}(); torch.empty is the only torch call a wrapper may make", short)
         if short in tb.TORCH_METADATA_FUNCS:
             return P
         return T if T in kinds or name in tb.TORCH_ALLOC else U
@@ -77,7 +78,7 @@ class HostOperations:
             else:
                 self.expr(receiver)
             self.args(e)
-            self.emit(method_pos(func), "WB108", f".{attr}() in the wrapper: synchronisation belongs to the caller")
+            self.emit(method_pos(func), "WB108", f".{attr}() in the wrapper: synchronisation belongs to the caller", attr)
             return P
         paired, self.pair_contiguous = self.pair_contiguous, False
         pairing = attr == "contiguous" and isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Attribute) \
@@ -95,7 +96,7 @@ class HostOperations:
         if receiver == U and attr in tb.AMBIGUOUS_METHODS:
             self.args(e)
             if attr == "view" and self.is_dtype_view(e, e.args):  # a dtype argument settles it
-                self.emit(method_pos(func), "WB112", ".view(dtype) reinterprets bits on the host")
+                self.emit(method_pos(func), "WB112", ".view(dtype) reinterprets bits on the host", "view")
                 return T
             return U
         return self.classify_method(e, attr, receiver, method_pos(func), e.args, evaluate=True, paired=paired)
@@ -106,26 +107,27 @@ class HostOperations:
         if attr in tb.META_METHODS or (attr == "type" and not e.args and not e.keywords):
             return P if receiver in (T, U) else U
         if attr == "view" and self.is_dtype_view(e, args):
-            self.emit(pos, "WB112", ".view(dtype) reinterprets bits on the host")
+            self.emit(pos, "WB112", ".view(dtype) reinterprets bits on the host", "view")
             return T
         if attr in tb.CAST_METHODS:
-            self.emit(pos, "WB101", f"host cast .{attr}()")
+            self.emit(pos, "WB101", f"host cast .{attr}()", attr)
             return T
         if attr in tb.LAYOUT_METHODS:
             tail = " + .contiguous() (transpose and copy)" if paired and attr != "contiguous" else ""
-            self.emit(pos, "WB102", f"layout change .{attr}(){tail} on the host")
+            self.emit(pos, "WB102", f"layout change .{attr}(){tail} on the host", attr)
             return T
         if attr in tb.RESHAPE_METHODS:
-            self.emit(pos, "WB103", f"reshape or view .{attr}() on the host")
+            self.emit(pos, "WB103", f"reshape or view .{attr}() on the host", attr)
             return T
         if attr in tb.ALLOC_METHODS:
-            self.emit(pos, "WB104", f"allocation .{attr}() on the host; only torch.empty for the declared outputs is allowed")
+            self.emit(pos, "WB104", f"allocation .{attr}() on the host; only torch.empty for the declared outputs is allowed",
+                      attr)
             return T
         if attr in tb.DATA_METHODS:
-            self.emit(pos, "WB106", f".{attr}() reads tensor data on the host")
+            self.emit(pos, "WB106", f".{attr}() reads tensor data on the host", attr)
             return T if attr == "cpu" else P
         if receiver == T:
-            self.emit(pos, "WB107", f"tensor operation .{attr}() on the host")
+            self.emit(pos, "WB107", f"tensor operation .{attr}() on the host", attr)
             return T
         return U
 

@@ -33,6 +33,8 @@ class LaunchCounting:
             counts = frozenset(BLAMED_ZERO if c == 0 else c for c in counts)
         frame.returns.append(kind)
         frame.return_counts |= counts
+        if len(self.frames) == 1 and s.value is not None and not self.nested:
+            self.returned.update(n.id for n in ast.walk(s.value) if isinstance(n, ast.Name))
         self.counts = frozenset()
 
     def is_launch(self, call) -> bool:
@@ -52,6 +54,8 @@ class LaunchCounting:
         elif any(c >= 1 for c in before):
             self.emit(self.report_site(pos, lambda f: not any(c >= 1 for c in f.entry_counts)),
                       "WB109", "a second kernel launch on this path; a wrapper launches exactly one kernel once")
+        else:
+            self.one_kernel(call, pos)
         self.launch_sites.add(pos)
         self.counts = _launch(before)
         return U
@@ -64,3 +68,19 @@ class LaunchCounting:
                 return pos
             pos = frame.called_at
         return pos
+
+    def one_kernel(self, call, pos) -> None:
+        """Seed 003: exactly one kernel per wrapper, whichever path runs. A launch that picks
+        among kernels (``k = a if c else b; k[grid](...)``), or a kernel other than the one
+        an earlier launch on another branch used, is WB109 (``kernel-choice``)."""
+        names = self.module.launchers | self.frame.kernel_names
+        kernel = launch_target(call, names) or (call.func.id if isinstance(call.func, ast.Name) else "<kernel>")
+        among = self.module.choices(self.frame.fn).get(kernel, ())
+        first = next(iter(self.kernels_seen), None)
+        if len(among) > 1:
+            self.emit(pos, "WB109", f"launches one of {len(among)} kernels ({', '.join(among)}) chosen on the host; "
+                      "a wrapper delivers exactly one kernel (choose the variant inside it with a constexpr)", "kernel-choice")
+        elif first is not None and kernel not in self.kernels_seen:
+            self.emit(pos, "WB109", f"launches `{kernel}`, a second kernel beside `{first}` on another path; "
+                      "a wrapper delivers exactly one kernel (choose the variant inside it with a constexpr)", "kernel-choice")
+        self.kernels_seen.setdefault(kernel, pos)

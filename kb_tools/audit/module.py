@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from itertools import accumulate
 
-from kb_tools.audit.names import bind_import, dotted, qualname
+from kb_tools.audit.names import bind_import, dotted, qualname, record_import
 from kb_tools.audit.tables import DRIVER_NAMES, JIT_DECORATORS
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -53,14 +53,16 @@ class FunctionInfo:
     direct_launch: bool = False
     calls: set[str] = field(default_factory=set)  # bare names of same-file functions it calls
     local_kernels: set[str] = field(default_factory=set)  # kernels defined or bound inside it
+    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a local name bound to one of several kernels
 
     @property
     def name(self) -> str:
         return self.node.name
 
 
-def _host_calls(fn, launchers: set[str], aliases: dict[str, str]) -> tuple[bool, set[str], set[str]]:
-    """(launches directly, bare names called, local kernels) in one pass over ``fn``.
+def _host_calls(fn, launchers: set[str], aliases: dict[str, str]) -> tuple[bool, set[str], set[str], dict]:
+    """(launches directly, bare names called, local kernels, the local names bound to one of
+    several kernels) in one pass over ``fn``.
 
     Local kernels are ``@jit`` functions defined inside ``fn`` and names bound to a kernel
     (``kernel = a_kernel if fp32 else b_kernel``). Calls inside lambdas and nested
@@ -82,13 +84,18 @@ def _host_calls(fn, launchers: set[str], aliases: dict[str, str]) -> tuple[bool,
             calls.append(node)
         stack.extend((child, own) for child in ast.iter_child_nodes(node))
     known = launchers | local
+    choices = {}
     for node in bound:
-        if any(isinstance(n, ast.Name) and n.id in known for n in ast.walk(node.value)):
-            local.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        kernels = sorted({n.id for n in ast.walk(node.value) if isinstance(n, ast.Name) and n.id in known})
+        if kernels:
+            targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            local.update(targets)
+            if len(kernels) > 1:
+                choices.update((t, tuple(kernels)) for t in targets)
     known = launchers | local
     launches = any(launch_target(c, known) for c in calls)
     names = {c.func.id for c in calls if isinstance(c.func, ast.Name)}
-    return launches, names, local
+    return launches, names, local, choices
 
 
 class Segments:
@@ -110,6 +117,8 @@ class ModuleInfo:
 
     def __init__(self, tree: ast.Module, wrapper_patterns=(), launchers=(), text: str | None = None):
         self.aliases: dict[str, str] = {}
+        self.imports: dict[str, tuple[int, str | None, str | None]] = {}  # local name -> (level, module, attr)
+        self.star_imports: list[int] = []  # lines of ``from m import *``: names that cannot be followed
         self.kernels: dict[str, tuple[ast.FunctionDef, str]] = {}
         self.functions: list[FunctionInfo] = []
         self._scan(tree.body, top=True)
@@ -133,7 +142,7 @@ class ModuleInfo:
             if not walk:
                 break
             for f in walk:
-                f.direct_launch, f.calls, f.local_kernels = _host_calls(f.node, self.launchers, self.aliases)
+                f.direct_launch, f.calls, f.local_kernels, f.choices = _host_calls(f.node, self.launchers, self.aliases)
             walked = {id(f) for f in walk}
             pending = [f for f in pending if id(f) not in walked]
             self.launching = self._launching()
@@ -147,6 +156,8 @@ class ModuleInfo:
         for node in body:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 bind_import(node, self.aliases)
+                if top and not record_import(node, self.imports):
+                    self.star_imports.append(node.lineno)
             elif isinstance(node, FUNCTION_DEFS):
                 flavour = jit_flavour(node, self.aliases)
                 if flavour:
@@ -182,6 +193,10 @@ class ModuleInfo:
     def local_kernels(self, fn) -> set[str]:
         info = self.info.get(id(fn))
         return info.local_kernels if info else set()
+
+    def choices(self, fn) -> dict[str, tuple[str, ...]]:
+        info = self.info.get(id(fn))
+        return info.choices if info else {}
 
     def _wrappers(self, patterns: list[str]) -> list[ast.FunctionDef]:
         """With patterns: the functions they name. Without: every function that launches

@@ -26,6 +26,26 @@ def bind_import(node: ast.Import | ast.ImportFrom, aliases: dict[str, str]) -> N
                 aliases[a.asname or a.name] = f"{node.module}.{a.name}"
 
 
+def record_import(node: ast.Import | ast.ImportFrom, imports: dict[str, tuple[int, str | None, str | None]]) -> bool:
+    """Record what each local name one import binds stands for, relative imports included:
+    ``(level, module, attribute)``, the attribute None for ``import a.b as m``. False for a
+    star import, which binds names no one can list without importing the module."""
+    if isinstance(node, ast.Import):
+        for a in node.names:
+            if a.asname:
+                imports[a.asname] = (0, a.name, None)
+            else:
+                imports[a.name.split(".")[0]] = (0, a.name.split(".")[0], None)
+        return True
+    star = False
+    for a in node.names:
+        if a.name == "*":
+            star = True
+        else:
+            imports[a.asname or a.name] = (node.level, node.module, a.name)
+    return not star
+
+
 def dotted(expr: ast.AST) -> list[str] | None:
     """``a.b.c`` as ["a", "b", "c"]; None for anything that is not a plain name chain."""
     parts = []

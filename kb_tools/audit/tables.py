@@ -69,6 +69,12 @@ TORCH_METADATA_FUNCS = frozenset({"is_floating_point", "is_complex", "is_tensor"
                                   "get_device_properties", "get_device_name", "current_stream", "Size"})
 # Modules whose functions compute Python values from Python values (``triton.cdiv``).
 PYTHON_VALUE_MODULES = frozenset({"math", "triton", "numpy", "operator", "functools", "itertools", "os", "sys"})
+# Libraries whose calls the audit reads by name (torch, the kernel frameworks) or that are not
+# operator code: a call into them is not "code outside the audited tree that was not followed".
+KNOWN_LIBRARIES = PYTHON_VALUE_MODULES | frozenset({
+    "torch", "torch_npu", "pypto", "pypto_pro", "tilelang", "typing", "collections", "contextlib", "dataclasses",
+    "logging", "warnings", "re", "json", "pathlib", "time", "inspect", "copy", "random", "importlib", "abc", "enum",
+    "pytest", "packaging", "einops", "__future__"})
 
 # torch dtype names, so that ``.view(torch.int32)`` reads as a bit reinterpretation.
 TORCH_DTYPES = frozenset({"float16", "half", "bfloat16", "float32", "float", "float64", "double", "int8", "uint8",

@@ -17,6 +17,12 @@ def configure(parser):
     parser.add_argument("--role", metavar="ROLES",
                         help="impl, golden, third_party and/or test (comma-separated) for every file, instead of telling each "
                              "file's role from what it holds; the wrapper family runs on every file")
+    parser.add_argument("--policy", default="strict", metavar="NAME",
+                        help="the reading of seed 003 to report under: strict (default, the seed to the letter), lenient, "
+                             "pypto-op-lint or agent-verifier (the table: docs/audit-policies.md)")
+    parser.add_argument("--jobs", type=int, metavar="N",
+                        help="processes to audit with (default: both cores for 64 files or more, else one); "
+                             "the report is the same for any N")
     parser.add_argument("--spec", metavar="OPS_YAML",
                         help="the operator spec the golden, test and kernel rules read (default: ops/<op>.yaml "
                              "found beside or above each file, <op> from the file's name)")
@@ -24,23 +30,29 @@ def configure(parser):
 
 def run(args):
     import sys
+    from pathlib import Path
 
-    from kb_tools.audit import audit_path, select_codes
+    from kb_tools.audit import select_codes
+    from kb_tools.audit.batch import audit_files
     from kb_tools.audit.codes import RULES
     from kb_tools.audit.discover import python_files
+    from kb_tools.audit.policies import POLICIES
     from kb_tools.audit.report import REPORTERS
     from kb_tools.diagnostics import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, KbError
 
     codes = select_codes(args.select)
     families = _family_options(args)
-    results, unusable = [], 0
-    for path in python_files(args.paths, args.exclude):
-        try:
-            results.append(audit_path(path, wrapper_patterns=args.wrapper_pattern, launchers=args.launcher, select=codes,
-                                      families=families))
-        except KbError as exc:
-            print(exc.diagnostic, file=sys.stderr)
-            unusable += 1
+    if args.policy not in POLICIES:
+        raise KbError(f"--policy: AU021 unknown policy {args.policy!r}; known: {', '.join(POLICIES)}", EXIT_USAGE)
+    if args.jobs is not None and args.jobs < 1:
+        raise KbError(f"--jobs: AU022 needs a positive number, not {args.jobs}", EXIT_USAGE)
+    roots = [p for p in args.paths if Path(p).is_dir()]
+    results, errors, opaque = audit_files(python_files(args.paths, args.exclude), roots=roots, jobs=args.jobs,
+                                          wrapper_patterns=args.wrapper_pattern, launchers=args.launcher, select=codes,
+                                          families=families, policy=args.policy)
+    for line in errors:
+        print(line, file=sys.stderr)
+    unusable = len(errors)
     if not results:
         if not unusable:
             print(f"kbt audit: no Python file under {', '.join(args.paths)}", file=sys.stderr)
@@ -63,7 +75,11 @@ def run(args):
     if not wrappers and any(not r.roles or "impl" in r.roles for r in results):  # a golden or test holds none
         print("kbt audit: AU012 no wrapper found (no function launches a kernel and none is named *_wrapper); "
               "name imported kernels with --launcher or choose wrappers with --wrapper-pattern", file=summary)
-    print(f"kbt audit: {findings} findings" + (f" ({warnings} warnings)" if warnings else "")
+    if opaque and roots:
+        shown = sorted(opaque)
+        print(f"kbt audit: calls into {len(shown)} module(s) outside the audited files were not followed "
+              f"(e.g. {', '.join(shown[:3])})", file=sys.stderr)
+    print(f"kbt audit (policy {args.policy}): {findings} findings" + (f" ({warnings} warnings)" if warnings else "")
           + f", {suppressed} suppressed, {wrappers} wrappers in {len(results)} files"
           + (f", {unusable} files unusable" if unusable else ""), file=summary)
     return EXIT_FINDINGS if findings > warnings or unusable else EXIT_OK

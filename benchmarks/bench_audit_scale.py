@@ -1,0 +1,98 @@
+"""Audit speed on a whole repository: ``kbt audit`` of a folder of thousands of real Python
+files against ``ast.parse`` of the same files, in the same run (issue 24's aim: <= 1.5x).
+
+The folder is one the caller names (``--tree``) or one materialised from a local bare mirror
+(``--mirror``, the layout the ``fetch`` tool leaves): by default the 4,065 Python files of
+``Ascend/ModelZoo-PyTorch`` at ``6a2804a3`` under ``PyTorch/built-in/cv/detection``. Those
+files are read here, never kept in opkb.
+
+Three contenders run in turn, round after round, so that a machine busier in one round
+slows all of them: the floor (read and ``ast.parse`` every file ``kbt audit`` would read, one
+process), ``kbt audit --jobs 1`` and ``kbt audit`` with its default jobs (both cores). Wall
+time, median of each, and the median of the per-round ratios to the floor. The serial and
+the parallel JSON reports must be byte-identical; the script exits 1 if they are not.
+Run: .venv/bin/python benchmarks/bench_audit_scale.py [--tree DIR | --mirror /work/.mirror] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import io
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from kb_tools.audit.discover import python_files
+from kb_tools.cli import main as kbt
+
+DEFAULT_REPO = "Ascend/ModelZoo-PyTorch"
+DEFAULT_COMMIT = "6a2804a358a5b18e3dac1ab902f41f88e240b00f"
+DEFAULT_SUBTREE = "PyTorch/built-in/cv/detection"
+
+
+def materialise(mirror: Path, dest: Path) -> Path:
+    git_dir = mirror / DEFAULT_REPO.replace("/", "+") / "repo"
+    if not git_dir.is_dir():
+        sys.exit(f"{git_dir}: no mirror of {DEFAULT_REPO} (fetch it first, or give --tree)")
+    archive = subprocess.run(["git", "--git-dir", str(git_dir), "archive", DEFAULT_COMMIT, DEFAULT_SUBTREE],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "x", "-C", str(dest)], input=archive, check=True)
+    return dest / DEFAULT_SUBTREE
+
+
+def floor(files: list[Path]) -> None:
+    for path in files:
+        try:
+            ast.parse(path.read_bytes(), filename=str(path))
+        except (SyntaxError, ValueError):
+            pass
+
+
+def audit(tree: Path, jobs: str | None) -> str:
+    out = io.StringIO()
+    argv = ["audit", "--format", "json", str(tree)] + (["--jobs", jobs] if jobs else [])
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        try:
+            kbt(argv)
+        except SystemExit:
+            pass
+    return out.getvalue()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tree", type=Path, help="a folder to audit (default: materialise the ModelZoo subtree)")
+    parser.add_argument("--mirror", type=Path, default=Path("/work/.mirror"), help="folder of owner+name/repo bare mirrors")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = args.tree or materialise(args.mirror, Path(tmp))
+        files = list(python_files([str(tree)], []))
+        reports = {}
+        times: dict[str, list[float]] = {"ast.parse": [], "audit --jobs 1": [], "audit (default jobs)": []}
+        runs = {"ast.parse": lambda: floor(files),
+                "audit --jobs 1": lambda: reports.__setitem__("serial", audit(tree, "1")),
+                "audit (default jobs)": lambda: reports.__setitem__("parallel", audit(tree, None))}
+        for _ in range(args.rounds):
+            for name, run in runs.items():
+                t0 = time.perf_counter()
+                run()
+                times[name].append(time.perf_counter() - t0)
+        base = times["ast.parse"]
+        print(f"{len(files)} files under {tree}; {args.rounds} rounds, wall time, medians")
+        for name, series in times.items():
+            ratio = statistics.median(t / b for t, b in zip(series, base))
+            print(f"  {name:22s} {statistics.median(series):7.2f} s   {ratio:5.2f}x ast.parse")
+        same = reports["serial"] == reports["parallel"]
+        print(f"  serial and parallel JSON reports byte-identical: {same} ({len(reports['serial'])} bytes)")
+        if not same:
+            sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""Audit many files as one tree: each file is parsed and indexed once, imports between the
+audited files are followed (``package.Tree``), and a folder of many files is shared among
+the machine's cores. The report is the same whatever the number of jobs: each job audits a
+fixed share of the files and hands back finished findings, and they are merged in the
+files' order, a line reached from several wrappers listed once with all of them.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+from kb_tools.audit.engine import AuditResult, Placed, audit_parsed, parse_file
+from kb_tools.audit.package import Tree
+from kb_tools.diagnostics import KbError
+
+PARALLEL_FROM = 64  # fewer files than this: one process (starting a second costs more)
+
+
+def default_jobs(n_files: int) -> int:
+    if n_files < PARALLEL_FROM:
+        return 1
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 2))
+
+
+@dataclass
+class Outcome:
+    """What auditing one file gave: its own result, or the one line saying why it could not
+    be used, and the findings its wrappers reached in other files."""
+    index: int
+    result: AuditResult | None = None
+    error: str | None = None
+    foreign: dict[str, list[Placed]] = field(default_factory=dict)
+    opaque: set[str] = field(default_factory=set)
+
+
+def _audit_share(files: list[Path], roots: list[Path], options: dict, indices: list[int]) -> list[Outcome]:
+    reading = {k: options.pop(k) for k in ("wrapper_patterns", "launchers") if k in options}
+    tree = Tree(files, roots, partial(parse_file, **reading))
+    out = []
+    for i in indices:
+        outcome = Outcome(i)
+        try:
+            parsed = tree.module(files[i], strict=True)
+            outcome.result, outcome.foreign, outcome.opaque = audit_parsed(parsed, tree, **options)
+        except KbError as exc:
+            outcome.error = exc.diagnostic
+        out.append(outcome)
+    return out
+
+
+def audit_files(paths, *, roots=(), jobs: int | None = None, **options) -> tuple[list[AuditResult], list[str], set[str]]:
+    """(a result per usable file in the order given, the one-line reason for each unusable
+    file, the imported modules outside the tree that wrappers call). ``options`` are
+    ``audit_source``'s; ``roots`` the folders given (a file's dotted name under them)."""
+    files = [Path(p) for p in paths]
+    roots = [Path(r) for r in roots]
+    jobs = default_jobs(len(files)) if jobs is None else max(1, jobs)
+    shares = [list(range(k, len(files), jobs)) for k in range(jobs)]
+    if jobs == 1:
+        outcomes = _audit_share(files, roots, dict(options), shares[0])
+    else:
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            parts = [pool.submit(_audit_share, files, roots, options, share) for share in shares]
+            outcomes = [o for part in parts for o in part.result()]
+    return merge(files, outcomes)
+
+
+def merge(files: list[Path], outcomes: list[Outcome]) -> tuple[list[AuditResult], list[str], set[str]]:
+    outcomes.sort(key=lambda o: o.index)
+    by_path = {str(files[o.index]): o.result for o in outcomes if o.result is not None}
+    for o in outcomes:
+        for path, found in o.foreign.items():
+            target = by_path.get(path)
+            if target is not None:
+                target.add_reached(found)
+    errors = [o.error for o in outcomes if o.error]
+    opaque = set().union(*(o.opaque for o in outcomes)) if outcomes else set()
+    return [o.result for o in outcomes if o.result is not None], errors, opaque

@@ -1,0 +1,62 @@
+"""Named readings of seed 003's wrapper boundary: which host operations each lets pass.
+
+``strict`` (the default) is the seed to the letter: exactly one ``pl.jit`` kernel, launched
+once on every path; ``torch.empty`` only for the outputs the wrapper returns; no other
+``torch.*`` call, device queries and device contexts included, through any alias. The other
+policies reproduce the readings of tools that read the same rule more leniently, so that a
+user can tell which reading a finding comes from; each names its source. A finding is
+tagged with the operation that made it (``RawFinding.op``: ``contiguous``, ``zeros``,
+``scratch-empty``, ...), and a policy allows (code, operation) pairs, ``*`` for every
+operation under a code. ``docs/audit-policies.md`` holds ``policy_table()``; a test keeps the
+two equal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_POLICY = "strict"
+
+
+@dataclass(frozen=True)
+class Policy:
+    name: str
+    source: str  # where the reading comes from
+    reading: str  # one line: what it lets pass
+    allows: frozenset[tuple[str, str]] = frozenset()
+
+    def allowed(self, code: str, op: str) -> bool:
+        return (code, "*") in self.allows or (code, op) in self.allows
+
+
+# What the audit let pass before issue 24: a kernel chosen by branch, a scratch torch.empty,
+# and a device context reached through an alias.
+_LENIENT = frozenset({("WB109", "kernel-choice"), ("WB104", "scratch-empty"), ("WB113", "device")})
+
+POLICIES = {p.name: p for p in (
+    Policy("strict", "seed 003 (wrapper-boundary), 'no exceptions' and 'how it is checked'",
+           "nothing beyond the seed's whitelist: one kernel launched once, torch.empty for returned outputs only, "
+           "no other torch.* call (device aliases included)"),
+    Policy("lenient", "kbt audit before issue 24 (opkb 0ced64c)",
+           "also a kernel chosen by branch, a scratch torch.empty, a device context through an alias", _LENIENT),
+    Policy("pypto-op-lint", "hicann/pypto .agents/hooks/pypto-op-lint (as issue 24 reports its reading)",
+           "also torch.zeros, casts and reshapes",
+           _LENIENT | {("WB104", "zeros"), ("WB104", "zeros_like"), ("WB101", "*"), ("WB103", "reshape"),
+                       ("WB103", "view"), ("WB103", "flatten"), ("WB103", "squeeze"), ("WB103", "unsqueeze")}),
+    Policy("agent-verifier", "an agent verifier's whitelist (as issue 24 reports its reading)",
+           "also .contiguous(), .to(), .reshape() and .clone()",
+           _LENIENT | {("WB102", "contiguous"), ("WB101", "to"), ("WB103", "reshape"), ("WB104", "clone")}),
+)}
+
+
+def strict_only(code: str, op: str) -> bool:
+    """A finding every other policy lets pass: only the strict reading makes it."""
+    return all(p.allowed(code, op) for name, p in POLICIES.items() if name != "strict")
+
+
+def policy_table() -> str:
+    """The policies as one Markdown table (``docs/audit-policies.md`` holds exactly this)."""
+    rows = ["| policy | lets pass | source |", "| --- | --- | --- |"]
+    rows += [f"| `{p.name}`{' (default)' if p.name == DEFAULT_POLICY else ''} | {p.reading} | {p.source} |"
+             for p in POLICIES.values()]
+    return "\n".join(rows) + "\n"

@@ -1,0 +1,103 @@
+"""Issue 24: the audit of a folder as one tree (imports between its modules followed, a
+decorator read as host code of each wrapper it decorates), named policies, and a parallel
+run that reports exactly what a serial one does."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from kb_tools.audit import audit_source
+from kb_tools.audit.batch import audit_files
+from kb_tools.audit.discover import python_files
+from kb_tools.audit.policies import POLICIES, policy_table
+from kb_tools.audit.report import json_report
+from kb_tools.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "tests" / "fixtures" / "audit" / "package"
+
+
+def tree_findings(folder: Path, **options) -> list[tuple[str, int, str, tuple[str, ...]]]:
+    results, errors, _ = audit_files(python_files([str(folder)]), roots=[folder], **options)
+    assert errors == []
+    return [(Path(f.path).relative_to(folder).as_posix(), f.line, f.code, f.wrappers) for r in results for f in r.findings]
+
+
+def test_a_helper_and_a_decorator_imported_from_another_module_are_followed():
+    found = tree_findings(PACKAGE)
+    # the guard's .contiguous() runs around every call of `scale`; to_fp32's .float() is reached by both wrappers
+    assert found == [("pkg/utils.py", 10, "WB102", ("scale",)), ("pkg/utils.py", 17, "WB101", ("scale", "scale_twice"))]
+
+
+def test_one_file_read_alone_does_not_follow_its_imports():
+    text = (PACKAGE / "pkg" / "sub" / "ops.py").read_text()
+    result = audit_source(text, "ops.py")
+    assert result.wrappers == ["scale", "scale_twice"] and result.findings == []
+
+
+def test_two_jobs_report_byte_identically_to_one(tmp_path):
+    for i in range(70):  # enough files for the default to use both cores
+        (tmp_path / f"m{i:02d}.py").write_text((PACKAGE / "pkg" / "sub" / "ops.py").read_text()
+                                               .replace("from ..utils", "from pkg.utils"))
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "utils.py").write_text((PACKAGE / "pkg" / "utils.py").read_text())
+    files = python_files([str(tmp_path)])
+    serial = json_report(audit_files(files, roots=[tmp_path], jobs=1)[0])
+    parallel = json_report(audit_files(files, roots=[tmp_path], jobs=2)[0])
+    assert serial == parallel
+    helper_line = [f for f in json.loads(serial)["findings"] if f["line"] == 17]
+    assert len(helper_line) == 1  # one finding, reached from 140 wrappers in 70 files
+
+
+def test_an_import_cycle_and_a_star_import_are_bounded(tmp_path):
+    (tmp_path / "a.py").write_text(textwrap.dedent("""\
+        import torch
+        import triton
+        from b import helper
+        from c import *
+
+
+        @triton.jit
+        def k(x):
+            pass
+
+
+        def wrap(x):
+            y = helper(x)
+            k[(1,)](y)
+            return y
+        """))
+    (tmp_path / "b.py").write_text("from a import wrap\n\n\ndef helper(x):\n    return wrap(x.float())\n")
+    (tmp_path / "c.py").write_text("from a import *\n")
+    assert tree_findings(tmp_path) == [("b.py", 5, "WB101", ("wrap",))]
+
+
+def test_policies_name_the_reading_and_the_strict_one_says_so():
+    text = (ROOT / "tests" / "fixtures" / "audit" / "patterns" / "kernel_choice_bad.py").read_text()
+    strict = audit_source(text, "k.py")
+    assert [f.code for f in strict.findings] == ["WB109", "WB109"] and strict.policy == "strict"
+    assert all(f.message.endswith("[strict policy: the lenient readings let this pass]") for f in strict.findings)
+    for name in ("lenient", "pypto-op-lint", "agent-verifier"):
+        assert audit_source(text, "k.py", policy=name).findings == []
+    cast = ("import torch\nimport triton\n\n@triton.jit\ndef k(x):\n    pass\n\n"
+            "def w(x):\n    x = x.float()\n    k[(1,)](x)\n    return x\n")
+    assert [f.code for f in audit_source(cast, "c.py", policy="agent-verifier").findings] == ["WB101"]  # .float() is not .to()
+    assert audit_source(cast, "c.py", policy="pypto-op-lint").findings == []  # every cast passes there
+
+
+def test_the_policy_table_in_the_docs_is_the_code_s():
+    page = (ROOT / "docs" / "audit-policies.md").read_text()
+    assert policy_table() in page
+    assert set(POLICIES) == {"strict", "lenient", "pypto-op-lint", "agent-verifier"}
+
+
+def test_cli_policy_and_jobs(capsys):
+    assert main(["audit", "--policy", "nope", str(PACKAGE)]) == 2
+    assert "AU021 unknown policy 'nope'" in capsys.readouterr().err
+    assert main(["audit", "--jobs", "0", str(PACKAGE)]) == 2
+    assert "AU022" in capsys.readouterr().err
+    assert main(["audit", "--policy", "lenient", str(PACKAGE)]) == 1
+    assert "kbt audit (policy lenient): 2 findings" in capsys.readouterr().out
