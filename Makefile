@@ -41,12 +41,14 @@ notebooks: setup
 site: setup
 	$(BIN)/kbt site -o build/site --notebooks build/notebooks
 
-# After editing a page the worked example selects: re-select it and merge the usage skeleton
-# (claims are kept; new records appear unfilled for you to fill, and `kbt verify` says which).
+# After editing a page: re-select every worked example (examples/<op>/ for each ops/<op>.yaml)
+# and merge its usage skeleton (claims are kept; new records appear unfilled for you to fill,
+# and `kbt verify` says which). Every example is refreshed even when an earlier one fails.
 examples: setup
-	$(BIN)/kbt select ops/softmax.yaml -o examples/softmax
-	$(BIN)/kbt usage ops/softmax.yaml -o examples/softmax
-	$(BIN)/kbt verify examples/softmax --root examples/softmax
+	@status=0; for spec in ops/*.yaml; do op=$$(basename $$spec .yaml); \
+	  if [ ! -d examples/$$op ]; then echo "make examples: $$spec has no examples/$$op/ yet; skipped"; continue; fi; \
+	  $(BIN)/kbt select $$spec -o examples/$$op && $(BIN)/kbt usage $$spec -o examples/$$op && \
+	  $(BIN)/kbt verify examples/$$op --root examples/$$op || status=1; done; exit $$status
 
 # Every CUDA path once, results under build/gpu-check/ (summary.md first): the CUDA tests, the
 # notebooks on cpu,cuda, the expansion benchmark against a device-to-device copy and on the CPU
