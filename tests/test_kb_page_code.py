@@ -11,6 +11,7 @@ marker, and this file to a check for each.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import copy
 import functools
 import hashlib
@@ -177,9 +178,14 @@ for _key, (_entry, _inputs) in DONT_WRAPPER_INPUTS.items():
 @check("sample-driver-vs-delivery:dont:softmax_wrapper")
 def _(block, edges):
     syncs = []
-    device = types.SimpleNamespace(synchronize=lambda: syncs.append("synchronize"))
-    torch_with_npu = types.SimpleNamespace(**{n: getattr(torch, n) for n in ("zeros_like", "empty")}, npu=device)
-    ns = load(block, torch=torch_with_npu)
+
+    class TorchWithNpu(types.ModuleType):  # torch, plus the device module the driver synchronises
+        npu = types.SimpleNamespace(synchronize=lambda: syncs.append("synchronize"))
+
+        def __getattr__(self, name):
+            return getattr(torch, name)
+
+    ns = load(block, torch=TorchWithNpu("torch"))
     codes = _host_codes(ns["softmax_wrapper"], torch.randn(4, 3).t())
     assert codes >= {"WB102", "WB104"} and syncs == ["synchronize"]  # WB108: the driver's own synchronize
 
@@ -1047,3 +1053,28 @@ def test_cuda_blocks(key):
         times, digest = ns["measure"](lambda: x * 2, warmup=2, iters=5)
         assert len(times) == 5 and len(digest) == 64
 
+
+
+# Each of these Don't checks, run on its page's Do block (same entry, same signature), must
+# fail: a check that passes on the remedy as well proves nothing about the violation.
+DISCRIMINATING = (
+    "accumulator-precision:dont:row_sum_fp16", "golden-framework:dont:softmax_golden",
+    "golden-promote:dont:softmax_golden", "golden-promote:dont:softmax_golden#2",
+    "kernel-bit-reinterpretation:dont:bernoulli_wrapper", "layout-format:dont:softmax_wrapper",
+    "sample-driver-vs-delivery:dont:softmax_wrapper", "dynamic-shape-versions:dont:mean_wrapper",
+    "wrapper-boundary:dont:op_wrapper", "exact-fast-paths:dont:bernoulli_wrapper",
+    "tensorlist-fixed-slots:dont:foreach_add_wrapper", "reduction-order:dont:row_sum",
+)
+
+
+@pytest.mark.parametrize("key", DISCRIMINATING)
+def test_dont_check_fails_on_the_do_block(key):
+    dont = next(b for b in runnable_blocks() if b.key == key)
+    do = next(b for b in pages()[dont.page].blocks if b.tested and b.role == "do")
+    remedy = dataclasses.replace(dont, source=do.source, uses=do.uses)
+    if key == "reduction-order:dont:row_sum":  # the Do names its function row_sum_blocked
+        remedy = dataclasses.replace(remedy, source=do.source + "\nrow_sum = row_sum_blocked\n")
+    with pytest.raises((AssertionError, ValueError, TypeError)) as caught:
+        CHECKS[key](remedy, Edges(remedy))
+    if caught.type is not AssertionError:  # only the Do's own refusal may stop it first
+        assert any(s in str(caught.value) for s in ("offset", "need 1..", "unsupported", "dtype")), caught.value
