@@ -46,3 +46,13 @@ def test_the_strings_that_led_nowhere_rank_their_page_first(kbt, string, first):
     top = [ln for ln in result.out.splitlines() if ln.lstrip().startswith("1. ")]
     assert top and f"/{first}.md" in top[0], result.out
     assert string in TEXTS[first] and first in _glossary_pages(string)
+
+
+def test_lint_fails_a_search_string_that_left_every_page_of_its_term(kbt, repo_copy):
+    for rel in ("constraints/wrapper-boundary.md", "playbooks/host-to-kernel-migration.md"):
+        page = repo_copy / "kb" / rel
+        page.write_text(page.read_text("utf-8").replace("561103", "5611"), "utf-8")
+    result = kbt("lint", root=repo_copy)
+    assert result.code != 0
+    lines = [ln for ln in result.err.splitlines() if "LN113" in ln]
+    assert len(lines) == 1 and "'561103'" in lines[0] and "glossary.yaml" in lines[0]
