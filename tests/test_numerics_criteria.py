@@ -1,12 +1,13 @@
 """TTK's criteria and the descriptive metrics on hand-made vectors whose verdicts are known in advance;
-the chunked and the unmasked fast paths give the same numbers as one whole, masked pass."""
+the chunked and the unmasked fast paths give the same numbers as one whole, masked pass, and the
+compiled one pass (onepass) the same as the torch passes."""
 
 import math
 
 import pytest
 import torch
 
-from kb_tools.numerics import chunks, criteria, metrics
+from kb_tools.numerics import chunks, criteria, metrics, onepass
 from kb_tools.numerics import cross_check as cross_check_module
 from kb_tools.numerics import tolerances as tol
 
@@ -119,6 +120,8 @@ def test_criteria_chunked_and_masked_paths_equal_one_pass(monkeypatch, with_spec
     tp = (g * (1 + 1e-3 * torch.randn(3000, generator=gen, dtype=torch.float64))).half()
     if with_specials:
         a[5], tp[5], a[9] = NAN, NAN, INF
+    compiled = _verdicts(a, g.float(), tp)
+    monkeypatch.setattr(onepass, "supports", lambda *legs: False)  # the torch passes from here on
     whole = _verdicts(a, g.float(), tp)
     monkeypatch.setattr(chunks, "CPU_CHUNK", 37)
     chunked = _verdicts(a, g.float(), tp)
@@ -127,7 +130,7 @@ def test_criteria_chunked_and_masked_paths_equal_one_pass(monkeypatch, with_spec
         _always_masked(monkeypatch, module, name)
     masked = _verdicts(a, g.float(), tp)
     for name, verdict in whole.items():
-        for other in (chunked[name], masked[name]):
+        for other in (chunked[name], masked[name], compiled[name]):
             assert other["verdict"] == verdict["verdict"] and other["reasons"] == verdict["reasons"], name
             for key, value in verdict["metrics"].items():
                 if isinstance(value, float):
@@ -296,3 +299,111 @@ def test_metrics_on_cuda_match_cpu():
     gpu = metrics.compute(a.cuda(), g.cuda()).as_dict()
     for key, value in cpu.items():
         assert gpu[key] == pytest.approx(value, rel=1e-9) if isinstance(value, float) else gpu[key] == value
+
+
+# ---- the compiled one pass against the torch passes ------------------------------------------------
+
+PAIRS = [("float32", "float32"), ("float16", "float32"), ("bfloat16", "float32"), ("float16", "float16"),
+         ("bfloat16", "bfloat16"), ("float32", "float64"), ("float64", "float64"), ("float16", "float64"),
+         ("float8_e4m3fn", "float32"), ("float8_e5m2", "float8_e5m2")]
+
+
+def _legs(dut_dtype, golden_dtype, specials, seed=6, n=2999):
+    gen = torch.Generator().manual_seed(seed)
+    g = torch.randn(n, generator=gen, dtype=torch.float64) * torch.logspace(-6, 3, n, dtype=torch.float64)
+    a = g * (1 + 2e-3 * torch.randn(n, generator=gen, dtype=torch.float64))
+    tp = g * (1 + 2e-3 * torch.randn(n, generator=gen, dtype=torch.float64))
+    g[::97] = 0.0
+    if specials:
+        a[3], g[3], tp[3] = NAN, NAN, NAN  # matching NaN
+        a[8], g[8] = INF, INF  # matching inf
+        a[11], tp[11] = -INF, -INF  # DUT agrees with the third party only
+        a[20] = NAN  # a mismatch
+    return a.to(getattr(torch, dut_dtype)), g.to(getattr(torch, golden_dtype)), tp.to(getattr(torch, dut_dtype))
+
+
+def _what_failed(verdict):
+    """(passed, the first word of each reason): the reasons' figures differ in their last digits."""
+    return verdict.passed, [reason.split()[0] for reason in verdict.reasons]
+
+
+def _numbers(verdict) -> dict:
+    return {key: value for key, value in verdict.as_dict().items() if key not in ("reasons", "notes")}
+
+
+def _both_paths(monkeypatch, call):
+    compiled = call()
+    with monkeypatch.context() as m:
+        m.setattr(onepass, "supports", lambda *legs: False)
+        torch_passes = call()
+    return compiled, torch_passes
+
+
+def _assert_same(compiled: dict, torch_passes: dict, rel: float):
+    assert compiled.keys() == torch_passes.keys()
+    for key, value in torch_passes.items():
+        if isinstance(value, float) and math.isfinite(value):
+            assert compiled[key] == pytest.approx(value, rel=rel), key
+        elif isinstance(value, dict):
+            _assert_same(compiled[key], value, rel)
+        else:
+            assert compiled[key] == value, key
+
+
+@pytest.mark.parametrize("specials", [False, True])
+@pytest.mark.parametrize("dut_dtype,golden_dtype", PAIRS)
+def test_compiled_pass_equals_the_torch_passes(monkeypatch, dut_dtype, golden_dtype, specials):
+    """Verdicts, reasons and every number agree (sums to rounding: the order of addition differs)."""
+    a, g, tp = _legs(dut_dtype, golden_dtype, specials)
+    names = ["mix_tolerance", "stat_rel_err"] + (["cross_check"] if dut_dtype in tol.SMALL_VALUE else [])
+    for name in names:
+        compiled, torch_passes = _both_paths(monkeypatch, lambda: criteria.compare(name, a, g, tp))
+        assert _what_failed(compiled[0]) == _what_failed(torch_passes[0]), name
+        _assert_same(_numbers(compiled[0]), _numbers(torch_passes[0]), rel=1e-5)
+        for leg in torch_passes[1]:
+            _assert_same(compiled[1][leg].as_dict(), torch_passes[1][leg].as_dict(), rel=1e-9)
+
+
+def test_compare_reads_the_legs_once(monkeypatch):
+    """criteria.compare: the verdict and every leg's metrics from one compiled pass (counted)."""
+    passes = []
+    run = onepass._run
+    monkeypatch.setattr(onepass, "_run", lambda *args: passes.append(args[0].__name__) or run(*args))
+    a, g, tp = _legs("float16", "float32", specials=True)
+    for name, expected in (("mix_tolerance", ["_pair_part"]), ("stat_rel_err", ["_pair_part"]),
+                           ("cross_check", ["_cross_part"])):
+        passes.clear()
+        verdict, legs = criteria.compare(name, a, g, tp)
+        assert passes == expected and set(legs) == ({"dut", "third_party"} if name == "cross_check" else {"dut"})
+
+
+@pytest.mark.parametrize("dtype,golden_dtype", [("float16", "float32"), ("bfloat16", "float32"), ("float16", "float64"),
+                                                ("bfloat16", "float64"), ("float32", "float64")])
+def test_ulps_round_the_golden_as_torch_does(dtype, golden_dtype):
+    """The DUT is torch's own rounding of the golden, so every element is 0 ULP away: ties, the
+    subnormals, the overflow edge and float64 goldens (rounded through float32) included."""
+    gen = torch.Generator().manual_seed(7)
+    wide = getattr(torch, golden_dtype)
+    g = torch.randn(20000, generator=gen, dtype=torch.float64) * torch.logspace(-9, 5, 20000, dtype=torch.float64)
+    steps = torch.arange(-300, 300, dtype=torch.float64)
+    ties = {"float16": 2.0**-10, "bfloat16": 2.0**-7, "float32": 2.0**-23}[dtype] * (steps + 0.5) + 1.0
+    edge = torch.tensor([65504.0, 65519.0, 65520.0, 65536.0, 2**-24, 2**-25, 3 * 2**-26, 2**-14 - 2**-25,
+                         3.3895e38, 1e-40, -1e-45], dtype=torch.float64)
+    g = torch.cat([g, ties, -ties, edge, edge.neg()]).to(wide)
+    dut = g.to(getattr(torch, dtype))
+    finite = torch.isfinite(dut.double()) & torch.isfinite(g.double())
+    m = metrics.compute(dut[finite], g[finite])
+    assert m.max_ulp == 0, m
+    assert metrics.compute(dut[finite][:1] * 0 + 1, torch.ones(1, dtype=wide)).max_ulp == 0
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_criteria_on_cuda_match_cpu():
+    a, g, tp = _legs("float16", "float32", specials=True)
+    for name in ("mix_tolerance", "stat_rel_err", "cross_check"):
+        cpu_verdict, cpu_legs = criteria.compare(name, a, g, tp)
+        gpu_verdict, gpu_legs = criteria.compare(name, a.cuda(), g.cuda(), tp.cuda())
+        assert _what_failed(gpu_verdict) == _what_failed(cpu_verdict)
+        _assert_same(_numbers(gpu_verdict), _numbers(cpu_verdict), rel=1e-5)
+        for leg in cpu_legs:
+            _assert_same(gpu_legs[leg].as_dict(), cpu_legs[leg].as_dict(), rel=1e-9)

@@ -126,3 +126,67 @@ def test_a_requires_grad_tensor_and_a_zero_d_tensor_are_compared(tmp_path, capsy
     torch.save(torch.tensor(2.0), tmp_path / "s.pt")
     assert run(capsys, tmp_path / "g.pt", tmp_path / "g.pt", "close")[0] == 0
     assert run(capsys, tmp_path / "s.pt", tmp_path / "s.pt", "stat_rel_err")[0] == 0
+
+
+# ---- what a file declares is checked before its data is read -------------------------------------
+
+def test_a_fifo_or_device_is_refused_before_it_is_opened(tmp_path, capsys):
+    import os
+
+    os.mkfifo(tmp_path / "dut.npy")  # opening it for reading would block for ever (hostile-3 repro 09)
+    good = numpy_file(tmp_path / "g.npy", "float32")
+    code, out = run(capsys, tmp_path / "dut.npy", good, "mix_tolerance")
+    assert code == 2 and "is a FIFO, expected a regular" in out.err
+
+
+def _npy_header_only(path, shape, data_bytes: int):
+    """A .npy file whose header declares ``shape`` float32 but holds ``data_bytes`` bytes of data."""
+    import io
+
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f4", "fortran_order": False, "shape": shape})
+    path.write_bytes(header.getvalue() + bytes(data_bytes))
+    return path
+
+
+def test_a_header_that_declares_more_than_its_bytes_is_refused_from_the_header(tmp_path, capsys, monkeypatch):
+    good = numpy_file(tmp_path / "g.npy", "float32")
+    short = _npy_header_only(tmp_path / "short.npy", (3, 4), 40)
+    code, out = run(capsys, short, good, "mix_tolerance")
+    assert code == 2 and "declares 12 elements of float32 (48 bytes) but holds only 40 bytes" in out.err
+    huge = _npy_header_only(tmp_path / "huge.npy", (10**7, 10**6), 16)  # 40 TB declared
+    calls = []
+    monkeypatch.setattr(np, "load", lambda *a, **k: calls.append(a))
+    code, out = run(capsys, huge, good, "mix_tolerance")
+    assert code == 2 and "declares 10000000000000 elements" in out.err and calls == []  # no data read
+
+
+def test_more_than_the_machine_holds_is_refused(tmp_path, capsys, monkeypatch):
+    from kb_tools.numerics import tensors_io
+
+    a = numpy_file(tmp_path / "a.npy", "float32")
+    torch.save(torch.ones(3, 4), tmp_path / "a.pt")
+    monkeypatch.setattr(tensors_io, "machine_memory", lambda: 40)
+    for path in (a, tmp_path / "a.pt"):
+        code, out = run(capsys, path, path, "mix_tolerance")
+        assert code == 2 and "more than this machine's memory (40 bytes)" in out.err, out.err
+
+
+def test_an_expanded_tensor_is_refused_when_huge_and_compared_when_small(tmp_path, capsys):
+    torch.save(torch.zeros(1).expand(10**12), tmp_path / "huge.pt")  # 1 KB file (hostile-3 repro 10)
+    code, out = run(capsys, tmp_path / "huge.pt", tmp_path / "huge.pt", "mix_tolerance")
+    assert code == 2 and "declares 1000000000000 elements of float32" in out.err
+    torch.save(torch.ones(1).expand(6, 2), tmp_path / "small.pt")
+    torch.save(torch.ones(6, 2), tmp_path / "dense.pt")
+    assert run(capsys, tmp_path / "small.pt", tmp_path / "dense.pt", "stat_rel_err")[0] == 0
+
+
+def test_cross_check_refuses_a_third_party_of_another_dtype(tmp_path, capsys):
+    r = np.random.default_rng(0).standard_normal(100)
+    np.save(tmp_path / "dut.npy", r.astype(np.float16))
+    np.save(tmp_path / "golden.npy", r.astype(np.float32))
+    np.save(tmp_path / "tp.npy", np.zeros(100, np.int8))  # zeros made any DUT look good (hostile-3 repro 30)
+    code = main(["compare", "--dut", str(tmp_path / "dut.npy"), "--golden", str(tmp_path / "golden.npy"),
+                 "--third-party", str(tmp_path / "tp.npy"), "--criterion", "cross_check"])
+    err = capsys.readouterr().err
+    assert code == 2 and "the third-party leg holds int8, the DUT float16" in err

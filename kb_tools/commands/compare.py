@@ -41,7 +41,7 @@ def _check_arguments(args) -> str | None:
     from kb_tools.numerics.tensors_io import check_path
 
     declared = None
-    if args.dtype:
+    if args.dtype is not None:  # "" is a mistake to report, not "use the DUT's dtype"
         declared = dtype_name(args.dtype)
         if declared is None:
             _usage("--dtype", f"unknown dtype {args.dtype!r}")
@@ -108,19 +108,15 @@ def run(args):
     if declared and declared != actual:
         _usage(args.dut, f"holds {actual}, but --dtype says the output is {declared}")
 
-    from kb_tools.numerics import criteria, metrics, promote
+    from kb_tools.numerics import criteria, promote
 
     warnings = []
     if third_party is not None and args.criterion != "cross_check":
         warnings += promote.case_mode({"output": "cross_check"}, override=args.criterion).warnings
         warnings.append("--third-party is ignored: only cross_check reads it")
-    try:
-        verdict = criteria.judge(args.criterion, dut, golden, third_party, actual, args.level)
-        legs = {}
-        if verdict.criterion not in ("binary_equal", "quant"):
-            legs["dut"] = metrics.compute(dut, golden, actual).as_dict()
-            if verdict.criterion == "cross_check":
-                legs["third_party"] = metrics.compute(third_party, golden, actual).as_dict()
+    try:  # the verdict and every leg's metrics, from one pass over the tensors where it can
+        verdict, metrics = criteria.compare(args.criterion, dut, golden, third_party, actual, args.level)
+        legs = {leg: m.as_dict() for leg, m in metrics.items()}
     except ValueError as exc:
         _usage(args.dut, str(exc))
     except (TypeError, RuntimeError) as exc:  # torch has no kernel for this dtype pair

@@ -55,10 +55,13 @@ def _declared(path: Path, elements: int, itemsize: int, dtype, held: int | None)
     if held is not None and need > held:
         raise TensorFileError(f"{path}: declares {elements} elements of {dtype} ({need} bytes) but holds only "
                               f"{held} bytes of data")
+    _fits(path, f"declares {elements} elements of {dtype} ({need} bytes)", need)
+
+
+def _fits(path: Path, what: str, need: int) -> None:
     memory = machine_memory()
     if need > memory:
-        raise TensorFileError(f"{path}: declares {elements} elements of {dtype} ({need} bytes), more than this "
-                              f"machine's memory ({memory} bytes)")
+        raise TensorFileError(f"{path}: {what}, more than this machine's memory ({memory} bytes)")
 
 
 def _npy_header(path: Path):
@@ -111,7 +114,7 @@ def _pt_records(path: Path) -> None:
             held = sum(info.file_size for info in archive.infolist() if "/data/" in info.filename)
     except (zipfile.BadZipFile, OSError, ValueError):
         return  # not an archive (torch's legacy format, or junk): torch.load decides
-    _declared(path, held, 1, "bytes", None)
+    _fits(path, f"holds {held} bytes of tensor data", held)
 
 
 def _from_pt(path: Path):
