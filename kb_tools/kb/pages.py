@@ -66,6 +66,8 @@ PAGE_SCHEMA = {
             },
         },
         "demonstrated_by": {"type": "array", "uniqueItems": True, "items": {"type": "string", "pattern": r"^notebooks/[a-z0-9_]+\.py$"}},
+        # why no notebook demonstrates the page (nothing of it runs: a procedure, platform facts)
+        "undemonstrated": {"type": "string", "minLength": 20},
         "sources": {
             "type": "array",
             "minItems": 1,
@@ -116,6 +118,7 @@ class Page:
     sha256: str  # "sha256:" + hex digest of the file's bytes
     body: str
     body_line: int  # file line where the body starts
+    undemonstrated: str = ""  # the reason no notebook demonstrates it, when none does
     lines: dict = field(default_factory=dict, compare=False, repr=False)  # key -> line
 
     @property
@@ -188,6 +191,7 @@ def parse_page(path: Path, kb_dir: Path) -> Page:
         sha256="sha256:" + hashlib.sha256(raw).hexdigest(),
         body=body,
         body_line=body_line,
+        undemonstrated=" ".join(data.get("undemonstrated", "").split()),
         lines=dict(data.lines),
     )
 
@@ -239,7 +243,7 @@ def page_record(page: Page) -> dict:
         "invariants": [[i.id, i.text, i.check, i.rule, i.evidence, i.line] for i in page.invariants],
         "demonstrated_by": list(page.demonstrated_by), "sources": [dict(s) for s in page.sources],
         "related": list(page.related), "rel_path": page.rel_path, "sha256": page.sha256,
-        "body": page.body, "body_line": page.body_line, "lines": dict(page.lines),
+        "body": page.body, "body_line": page.body_line, "undemonstrated": page.undemonstrated, "lines": dict(page.lines),
     }
 
 
@@ -255,7 +259,7 @@ def page_from_record(rec: dict, path: Path) -> Page:
         invariants=tuple(Invariant(*fields) for fields in rec["invariants"]),
         demonstrated_by=tuple(rec["demonstrated_by"]), sources=tuple(dict(s) for s in rec["sources"]),
         related=tuple(rec["related"]), path=path, rel_path=rec["rel_path"], sha256=rec["sha256"],
-        body=rec["body"], body_line=rec["body_line"], lines=dict(rec["lines"]),
+        body=rec["body"], body_line=rec["body_line"], undemonstrated=rec["undemonstrated"], lines=dict(rec["lines"]),
     )
     if not all(isinstance(v, str) for v in (page.id, page.title, page.kind, page.area, page.trigger, page.body)):
         raise ValueError("a cached page's text field is not text")
@@ -276,7 +280,8 @@ def _load_kb(root: Path) -> KnowledgeBase:
     cache = PageCache(kb_dir, files, page_record, page_from_record)  # pages whose bytes are unchanged since they last loaded
     for path in files:
         if not _utf8_name(path.name):
-            diags.append(Diagnostic(shown_path(path), None, "PG015", f"file name {_escaped(path.name)} is not UTF-8; rename the page to its id"))
+            diags.append(Diagnostic(_escaped(shown_path(path)), None, "PG015", "file name is not UTF-8 (its odd bytes shown as \\xNN); "
+                                    "rename the page to its id"))
             unloadable.append(path.relative_to(kb_dir).as_posix())
             continue
         page = cache.get(path)
@@ -306,7 +311,7 @@ def _utf8_name(name: str) -> bool:
 
 def _escaped(name: str) -> str:
     """A file name as text, its bytes that are not UTF-8 written as \\xNN."""
-    return repr(os.fsencode(name).decode("utf-8", "backslashreplace"))
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
 def _reshown(d: Diagnostic, shown: str) -> Diagnostic:
