@@ -193,13 +193,25 @@ def check_file_names(ctx):
 
 
 def check_demonstrated(ctx):
-    """A constraint whose invariants are checked at run time must name the notebook proving it."""
+    """Every constraint and pattern is demonstrated by a notebook, or its page says why nothing
+    of it runs (``undemonstrated``: a procedure, a table of platform facts); lint names those.
+    A constraint whose invariants are checked at run time needs the notebook."""
     diags, n = [], 0
     for page in ctx.kb.pages.values():
-        if page.kind == "constraint" and any(i.check == "runtime" for i in page.invariants):
-            n += 1
-            if not page.demonstrated_by:
-                diags.append(Diagnostic(*_page_loc(page, "invariants"), "LN090", "constraint with a runtime claim has no demonstrated_by notebook"))
+        if page.kind not in ("constraint", "pattern"):
+            continue
+        n += 1
+        runtime = page.kind == "constraint" and any(i.check == "runtime" for i in page.invariants)
+        if page.demonstrated_by and page.undemonstrated:
+            diags.append(Diagnostic(*_page_loc(page, "undemonstrated"), "LN092", "page has demonstrated_by notebooks and an undemonstrated reason; keep the one that is true"))
+        elif page.demonstrated_by:
+            continue
+        elif runtime:
+            diags.append(Diagnostic(*_page_loc(page, "invariants"), "LN090", "constraint with a runtime claim has no demonstrated_by notebook"))
+        elif page.undemonstrated:
+            diags.append(Diagnostic(*_page_loc(page, "undemonstrated"), "LN091", f"undemonstrated: {page.undemonstrated}", severity="note"))
+        else:
+            diags.append(Diagnostic(*_page_loc(page, "demonstrated_by"), "LN093", f"{page.kind} has no demonstrated_by notebook and no undemonstrated reason on the page", severity="warning"))
     return n, diags
 
 

@@ -19,8 +19,8 @@ PACKAGE = REPO / "kb_tools"
 FLOORS = {
     "__init__": 0, "diagnostics": 0,
     "files": 1, "runtime": 1, "numerics": 1,
-    "kb": 2, "kernels": 2,
-    "contract": 3, "search": 3, "memory": 3,
+    "kb": 2,
+    "contract": 3, "search": 3, "memory": 3, "kernels": 3,
     "audit": 4,
     "outputs": 5, "lint": 5,
     "commands": 6,
