@@ -317,6 +317,17 @@ def _(block, edges):
                 assert not safe(lowered, d), (n, d)
 
 
+def pack_bits(bits: torch.Tensor) -> torch.Tensor:
+    """The packed mask of 0/1 values: bit i is bit i % 8 (least significant first) of byte i // 8."""
+    padded = torch.zeros(-(-bits.numel() // 8) * 8, dtype=torch.uint8)
+    padded[: bits.numel()] = bits.reshape(-1)
+    return (padded.reshape(-1, 8).to(torch.int64) << torch.arange(8)).sum(1).to(torch.uint8)
+
+
+def unpack_bits(mask: torch.Tensor) -> torch.Tensor:
+    return ((mask.reshape(-1, 1) >> torch.arange(8)) & 1).reshape(-1)
+
+
 class Cores:
     """CPU threads standing in for a kernel's cores: the output's storage as bytes, with the
     packed mask (bit i of the mask, least significant bit first, is element i) at its start,
@@ -325,15 +336,10 @@ class Cores:
     def __init__(self, n: int, dtype: torch.dtype, cores: int, timeout: float):
         self.bits = torch.randint(0, 2, (n,), generator=torch.Generator().manual_seed(n)).to(torch.uint8)
         self.buf = torch.zeros(n * dtype.itemsize, dtype=torch.uint8)
-        packed = (self.bits.reshape(-1)[: n // 8 * 8].reshape(-1, 8) << torch.arange(8)).sum(1)
-        tail = (self.bits[n // 8 * 8:] << torch.arange(n % 8)).sum().reshape(1)
-        mask = torch.cat([packed, tail] if n % 8 else [packed]).to(torch.uint8)
+        mask = pack_bits(self.bits)
         self.buf[: mask.numel()] = mask
         self.out, self.dtype, self.cores = self.buf.view(dtype), dtype, cores
         self.barrier, self.errors = threading.Barrier(cores, timeout=timeout), []
-
-    def _unpack(self, b: torch.Tensor) -> torch.Tensor:
-        return ((b.reshape(-1, 1) >> torch.arange(8)) & 1).reshape(-1)
 
     def names(self, waves) -> dict:
         def my_share(start, end, core_id):
@@ -343,11 +349,11 @@ class Cores:
 
         def expand(lo, hi):  # one tile: its mask bytes into local memory, then the elements out
             local = self.buf[lo // 8: -(-hi // 8)].clone()
-            self.out[lo:hi] = self._unpack(local)[lo % 8: lo % 8 + hi - lo].to(self.dtype)
+            self.out[lo:hi] = unpack_bits(local)[lo % 8: lo % 8 + hi - lo].to(self.dtype)
 
         return {"my_share": my_share, "expand": expand, "SyncAll": self.barrier.wait, "ceil": math.ceil,
                 "load_to_ub": torch.clone, "mask_bytes": self.buf, "out": self.out,
-                "expand_bits": lambda head, count: self._unpack(head)[:count].to(self.dtype),
+                "expand_bits": lambda head, count: unpack_bits(head)[:count].to(self.dtype),
                 "store": lambda dst, values: dst.copy_(values)}
 
     def run(self, expand_on_core, waves) -> None:
@@ -443,6 +449,32 @@ def _(block, edges):
             write_back(out, result)
             assert bits_equal(out.contiguous(), result), (dtype, edge)  # bit for bit: nan payloads, -0.0
             assert bits_equal(storage[~covered], before[~covered]), "wrote outside the view"
+
+
+@check("non-contiguous-fallback:do:fallback_tile")
+def _(block, edges):
+    for dtype in DTYPES:
+        for edge, like in edges.tensors(dtype):
+            shape, dtype_out, n = tuple(like.shape), like.dtype, like.numel()
+            bits = torch.randint(0, 2, (n,), generator=torch.Generator().manual_seed(n)).to(torch.uint8)
+            for tile in (256, 100):  # aligned tiles, and tiles that start inside a mask byte
+                out, storage, covered = _guarded_view(shape, dtype_out)
+                before = storage.clone()
+
+                def store_strided(ptr, strides, offset, lo, hi, values):
+                    where = torch.arange(ptr.numel()).as_strided(shape, strides, offset).reshape(-1)[lo:hi]
+                    ptr[where] = values
+
+                fp64 = dtype_out == torch.float64
+                ns = load(block, load_to_ub=torch.clone, mask=pack_bits(bits), ceil=math.ceil, int64=torch.int64,
+                          expand_bits=lambda m, skip, count, as_dtype: unpack_bits(m)[skip:skip + count].to(as_dtype),
+                          out_dtype=dtype_out, out_is_fp64=fp64, store_strided=store_strided,
+                          out_ptr=storage.view(torch.int64) if fp64 else storage,
+                          out_strides=out.stride(), out_offset=out.storage_offset())
+                for lo in range(0, n, tile):
+                    ns["fallback_tile"](lo, min(lo + tile, n))
+                assert bits_equal(out.contiguous(), bits.to(dtype_out).reshape(shape)), (dtype_out, edge, tile)
+                assert bits_equal(storage[~covered], before[~covered]), "wrote outside the view"
 
 
 # ---------------------------------------------------------------- scalars, goldens, narrowing
