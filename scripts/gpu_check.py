@@ -9,7 +9,10 @@ Steps, each writing its log (and JSON where it has numbers) under the output fol
 3. ``notebooks``    — ``kbt notebooks --backend cpu,cuda``, the executed notebooks kept;
 4. ``bench-cuda``   — ``benchmarks/bench_expand.py --device cuda``: the per-wave Triton
    expansion against a device-to-device copy of the same bytes (mark: 70 % of its bandwidth);
-5. ``bench-cpu``    — the same benchmark on the CPU against a hot ``fill_``.
+5. ``bench-cpu``    — the same benchmark on the CPU against a hot ``fill_``;
+6. ``compare-cuda`` — ``benchmarks/bench_compare.py --device cuda``: the TTK criteria
+   (mix_tolerance, stat_rel_err, cross_check, and with every leg's metrics) on device-resident
+   tensors, against a device-to-device copy of the same bytes (aims: 2.5x, 2.5x, 3x).
 
 Without a CUDA device the CUDA-only steps are skipped with the reason and the rest runs on
 the CPU (the notebooks with ``--backend cpu``), so the check runs as far as a CPU allows. The
@@ -30,7 +33,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-STEPS = ("environment", "cuda-tests", "notebooks", "bench-cuda", "bench-cpu")
+STEPS = ("environment", "cuda-tests", "notebooks", "bench-cuda", "bench-cpu", "compare-cuda")
 
 
 @dataclass
@@ -132,8 +135,24 @@ def step_bench(device: str):
     return bench
 
 
+def step_compare_cuda(out_dir: Path, cuda: bool, why: str, args) -> Step:
+    """The criteria on the device, each as a multiple of a device-to-device copy of its inputs."""
+    if not cuda:
+        return Step("compare-cuda", "skipped", why, [])
+    result = "bench_compare_cuda.json"
+    sizes = ",".join(str(n) for n in sorted({min(24, args.log2n), args.log2n}))
+    command = [sys.executable, "benchmarks/bench_compare.py", "--device", "cuda", "--log2n", sizes,
+               "--rounds", str(args.repeats), "--memory-log2n", str(args.log2n), "--json", str(out_dir / result)]
+    step = run_logged("compare-cuda", command, out_dir, [result])
+    if step.status == "ran":
+        rows = json.loads((out_dir / result).read_text(encoding="utf-8"))["rows"]
+        step.detail = "; ".join(f"2^{r['log2n']} {r['contender']} {r['ratio_wall']:.2f}x copy (aim {r['aim']:g})"
+                                for r in rows if r["aim"])
+    return step
+
+
 RUNNERS = {"environment": step_environment, "cuda-tests": step_cuda_tests, "notebooks": step_notebooks,
-           "bench-cuda": step_bench("cuda"), "bench-cpu": step_bench("cpu")}
+           "bench-cuda": step_bench("cuda"), "bench-cpu": step_bench("cpu"), "compare-cuda": step_compare_cuda}
 
 
 def write_summary(out_dir: Path, steps: list[Step], cuda: bool, why: str) -> None:

@@ -118,3 +118,26 @@ def test_arguments_are_checked_before_torch_is_imported(tmp_path):
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["2", "2", "False"], out.stderr
     assert "--dtype: CMP001 unknown dtype" in out.stderr
+
+
+def test_gpu_check_compare_step_runs_on_cuda_or_skips_with_the_reason(tmp_path):
+    """`make gpu-check`'s compare-cuda step: the criteria against a device-to-device copy, or a
+    visible skip naming why there is no device."""
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    out = tmp_path / "gc"
+    result = subprocess.run([sys.executable, str(REPO / "scripts" / "gpu_check.py"), "-o", str(out), "--steps",
+                             "compare-cuda", "--log2n", "16", "--repeats", "1"], cwd=REPO, capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    step = json.loads((out / "summary.json").read_text())["steps"][0]
+    if torch.cuda.is_available():
+        rows = json.loads((out / "bench_compare_cuda.json").read_text())["rows"]
+        assert step["status"] == "ran" and {r["contender"] for r in rows if r["aim"]} == {
+            "mix_tolerance", "stat_rel_err", "cross_check"}
+    else:
+        assert step["status"] == "skipped" and "cuda" in step["detail"].lower()
+        assert not (out / "bench_compare_cuda.json").exists()
