@@ -10,9 +10,10 @@ statement of the fact, and lint names both pages and the fact in one line.
 
 from __future__ import annotations
 
+import os
 import re
-from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 from kb_tools.diagnostics import Diagnostic, KbErrors
@@ -179,31 +180,24 @@ def _retired_forms(pid: str, page, facts: list[Fact], pages: dict) -> list[Diagn
 
 class _Words:
     """A body with its whitespace collapsed, so that a phrase is found across line breaks and
-    reported on the line where it starts."""
+    reported on the line where it starts (computed only for a match, which is rare)."""
 
     def __init__(self, body: str):
-        self.starts, self.lines, parts = [], [], []
-        at = line = last = 0
-        for m in re.finditer(r"\S+", body):
-            line += body.count("\n", last, m.start())
-            last = m.start()
-            self.starts.append(at)
-            self.lines.append(line)
-            parts.append(m.group(0))
-            at += len(m.group(0)) + 1
-        self.text = " ".join(parts).lower()
+        self.body = body
+        self.text = " ".join(body.split()).lower()
 
     def find(self, phrase: str) -> int | None:
         """Body line (0-based) where ``phrase`` starts, or None."""
-        at = self.text.find(phrase.lower())
+        at = self.text.find(phrase.lower())  # phrases arrive with their whitespace collapsed
         if at < 0:
             return None
-        return self.lines[bisect_right(self.starts, at) - 1]
+        words_before = self.text.count(" ", 0, at)  # the match starts in the next word
+        word = next(islice(re.finditer(r"\S+", self.body), words_before, None))
+        return self.body.count("\n", 0, word.start())
 
 
 def _links_to(page, home) -> bool:
     """Whether ``page`` has a Markdown link whose target resolves to ``home``'s file."""
-    for target in re.findall(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", page.body):
-        if (page.path.parent / target).resolve() == home.path.resolve():
-            return True
-    return False
+    home_file = os.path.normpath(home.path)
+    return any(os.path.normpath(page.path.parent / target) == home_file
+               for target in re.findall(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", page.body))
