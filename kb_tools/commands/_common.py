@@ -39,3 +39,12 @@ def emit(text: str, output: str | None) -> None:
         print(f"wrote {output}")
     else:
         print(text, end="")
+
+
+def categories_note(diags) -> str:
+    """The failure categories of the upstream verifier that these errors fall under, for a
+    summary line (kbt check-usage, kbt verify): '; categories: kb_usage_invalid'."""
+    from kb_tools.contract.upstream import categories
+
+    found = categories(diags)
+    return f"; categories: {', '.join(found)}" if found else ""

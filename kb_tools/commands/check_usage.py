@@ -11,7 +11,7 @@ def run(args):
     import sys
     from pathlib import Path
 
-    from kb_tools.commands._common import knowledge_base, report
+    from kb_tools.commands._common import categories_note, knowledge_base, report
     from kb_tools.contract.usage import check_usage
     from kb_tools.diagnostics import KbError, KbErrors
 
@@ -27,6 +27,7 @@ def run(args):
             continue
         status = report(diags)
         errors, warnings = (sum(d.severity == kind for d in diags) for kind in ("error", "warning"))
-        print(f"kbt check-usage: {usage}: {'FAIL' if status else 'PASS'} ({errors} errors, {warnings} warnings)")
+        print(f"kbt check-usage: {usage}: {'FAIL' if status else 'PASS'} ({errors} errors, {warnings} warnings)"
+              + categories_note(diags))
         worst = max(worst, status)
     return worst

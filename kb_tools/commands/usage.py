@@ -5,6 +5,9 @@ HELP = "write or merge the KB_USAGE.json skeleton (and its KB_SELECTION.json) fo
 def configure(parser):
     parser.add_argument("spec", help="operator spec, e.g. ops/softmax.yaml")
     parser.add_argument("-o", "--output", metavar="DIR", default=None, help="directory to write into (default: build/<op>)")
+    parser.add_argument("--invariant-format", choices=("opkb", "upstream"), default=None,
+                        help="upstream: each invariant as the public template writes it, '[<selection_field>:<page-id>/"
+                             "<invariant-id> | <anchors>] <text>' (default: the existing file's format, else opkb)")
 
 
 def run(args):
@@ -17,9 +20,39 @@ def run(args):
     spec = load_spec(args.spec)
     warn_uncovered(spec)
     selection = select(knowledge_base(args), spec)
-    path, report = write_operator(selection, out_dir(args, spec))
+    target = out_dir(args, spec)
+    encoding = args.invariant_format or _existing_format(target / "KB_USAGE.json")
+    path, report = write_operator(selection, target)
+    if encoding == "upstream":
+        _encode(path, knowledge_base(args), selection)
     restored = f", {report.restored} restored from stale" if report.restored else ""
     print(f"wrote {path}: {report.added} new records, {report.kept} kept{restored}, {len(report.stale)} stale")
     for line in report.stale:
         print(f"  stale: {line}")
     return 0
+
+
+def _existing_format(path) -> str:
+    """upstream when the file already there holds the upstream encoding: a merge keeps it."""
+    from kb_tools.contract import upstream
+    from kb_tools.diagnostics import KbError, KbErrors
+    from kb_tools.files.jsonio import load_json
+
+    if not path.is_file():
+        return "opkb"
+    try:
+        doc = load_json(path, code_prefix="US")
+    except (KbError, KbErrors):
+        return "opkb"  # write_operator reports it
+    records = doc.get("invariants") if isinstance(doc, dict) else None
+    encoded = isinstance(records, list) and any(isinstance(r, dict) and upstream.decode(r.get("invariant")) for r in records)
+    return "upstream" if encoded else "opkb"
+
+
+def _encode(path, kb, selection) -> None:
+    from kb_tools.contract import upstream
+    from kb_tools.files.jsonio import dump_bytes, load_json, write_atomic
+
+    fields = {ref.page.rel_path: "optional_patterns" for ref in selection.patterns}
+    doc = upstream.encoded_usage(load_json(path, code_prefix="US"), kb, fields)
+    write_atomic(path, dump_bytes(doc))

@@ -10,7 +10,7 @@ def configure(parser):
 def run(args):
     from pathlib import Path
 
-    from kb_tools.commands._common import knowledge_base, report
+    from kb_tools.commands._common import categories_note, knowledge_base, report
     from kb_tools.audit.verify import verify
 
     kb = knowledge_base(args)
@@ -18,5 +18,5 @@ def run(args):
     status = report(diags)
     errors, warnings = (sum(d.severity == kind for d in diags) for kind in ("error", "warning"))
     print(f"kbt verify: {args.dir}: {'FAIL' if status else 'PASS'} ({errors} errors, {warnings} warnings; "
-          f"audited {audited or 'no wrapper'})")
+          f"audited {audited or 'no wrapper'})" + categories_note(diags))
     return status

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kb_tools import CONTRACT_VERSION
+from kb_tools.contract import upstream
 from kb_tools.contract.selection import SELECTION_FILENAME, Selection
 from kb_tools.contract.usage_shape import load_usage
 from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError, KbErrors, capped
@@ -250,7 +251,8 @@ def check_usage(usage_path: Path, kb: KnowledgeBase, source_root: Path) -> list[
     doc = load_json(usage_path, code_prefix="US")
     if not isinstance(doc, dict):
         return [Diagnostic(shown, 1, "US020", "KB_USAGE.json must be a JSON object")]
-    diags = own_contract(doc, shown)
+    encoding, decoded = upstream.normalise(doc, shown)  # the public template's "[field:req_id | anchors] text"
+    diags = own_contract(doc, shown) + encoding + upstream.not_verbatim(decoded, kb, shown)
     selection_path = usage_path.parent / SELECTION_FILENAME
     if not selection_path.exists():
         missing = Diagnostic(str(selection_path), None, "US001", "no KB_SELECTION.json beside the usage file; run kbt select first")
@@ -364,19 +366,22 @@ class _SourceTexts:
         self.texts: dict[str, tuple[str, str | None]] = {}
 
     def check(self, record: dict, impl: dict, shown: str) -> list[Diagnostic]:
+        """What is wrong with the claimed location: the symbol and the file are judged
+        apart, so a record wrong in both says both at once."""
         name, symbol = impl["file"], impl["symbol"]
+        found = []
         if not _SYMBOL.fullmatch(symbol):
-            return [Diagnostic(shown, impl.line_of("symbol"), "US051",
-                               f"{_named(record)}: symbol {symbol!r} is not a name; give the function, class or constant "
-                               f"as it is written in {name} (a member as Class.method)")]
+            found.append(Diagnostic(shown, impl.line_of("symbol"), "US051",
+                                    f"{_named(record)}: symbol {symbol!r} is not a name; give the function, class or constant "
+                                    f"as it is written in {name} (a member as Class.method)"))
         if name not in self.texts:
             self.texts[name] = self._read(name)
         text, problem = self.texts[name]
         if problem:
-            return [Diagnostic(shown, impl.line_of("file"), "US045", f"{_named(record)}: implementation.file {name!r} {problem}")]
-        if not _symbol_occurs(text, symbol):
-            return [Diagnostic(shown, impl.line_of("symbol"), "US046", f"{_named(record)}: symbol {symbol!r} does not occur in {name}")]
-        return []
+            found.append(Diagnostic(shown, impl.line_of("file"), "US045", f"{_named(record)}: implementation.file {name!r} {problem}"))
+        elif not found and not _symbol_occurs(text, symbol):
+            found.append(Diagnostic(shown, impl.line_of("symbol"), "US046", f"{_named(record)}: symbol {symbol!r} does not occur in {name}"))
+        return found
 
     def _read(self, name: str) -> tuple[str, str | None]:
         """(the file's text, None), or ("", why it cannot be the implementation)."""

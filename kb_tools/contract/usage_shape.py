@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kb_tools.contract import upstream
 from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbErrors, capped
 from kb_tools.files.jsonio import load_json
 
@@ -63,4 +64,5 @@ def load_usage(path: Path) -> dict:
     problems = shape_problems(doc, str(path))
     if problems:
         raise KbErrors(capped(problems, path, "US060"), EXIT_USAGE)
+    upstream.normalise(doc, str(path))  # read the public template's encoded invariants as ours; check-usage reports its faults
     return doc

@@ -1,5 +1,8 @@
 """The routing map derived from the pages, in the shape of the public KB's topology-map.json,
-for tools and people who read that file."""
+for tools and people who read that file: schema 2 (its map as stored at pypto-gym 5fa9de1), or
+schema 3, which adds what its CONTRACT.md at 86139c5 says the map is the single source of
+(contract version 3): the reference classes with their quantity rules, and the roles each
+mandatory constraint applies to."""
 
 from __future__ import annotations
 
@@ -50,3 +53,24 @@ def routing_map(kb: KnowledgeBase) -> dict:
         "target_gated": dict(sorted(target_gated.items())),
         "mandatory_constraints": dict(sorted(mandatory.items())),
     }
+
+
+# CONTRACT.md v3 (pypto-gym 86139c5, "Reference classes"): the three classes and their rules
+REFERENCE_CLASSES = {
+    "optional_patterns": {"quantity": "no fixed limit: all and only patterns with a distinct, concrete design effect"},
+    "required_constraints": {"quantity": "every applicable constraint; never truncated"},
+    "mandatory_constraints": {"quantity": "applied to every matching task; part of required_constraints; never truncated"},
+}
+ROLES = ("planner", "architect", "coder", "verifier")
+
+
+def routing_map_v3(kb: KnowledgeBase) -> dict:
+    """The schema-3 map: schema 2 plus the contract's reference classes and role scope."""
+    doc = routing_map(kb)
+    doc["schema_version"] = 3
+    contract = dict(doc["contract"])
+    contract["contract_version"] = 3
+    contract["reference_classes"] = REFERENCE_CLASSES
+    contract["roles"] = list(ROLES)
+    doc["contract"] = contract
+    return doc

@@ -1,0 +1,149 @@
+"""The public PyPTO-Pro KB's newest shapes (contract version 3), read and written beside ours.
+
+Its coder template writes each invariant as one string that names where it came from::
+
+    [<selection_field>:<req_id> | <source_anchors>] <invariant copied verbatim>
+
+``selection_field`` is the KB_SELECTION.json list that holds the reference
+(``required_constraints`` or ``optional_patterns``), ``req_id`` names the requirement (here the
+page id and the invariant id, ``wrapper-boundary/no-host-cast``), and ``source_anchors`` the
+sources the page cites (``003 §boundary-rule``). A usage file in that shape carries no
+``invariant_id``: ``normalise`` recovers it from the string, so that the merge, the contract
+check and the review read both shapes alike; ``encoded_usage`` writes it back.
+
+Its verifier names failures by category; ``category`` maps each of our codes to that name.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kb_tools.diagnostics import Diagnostic
+
+FIELDS = ("required_constraints", "optional_patterns")
+_ENCODED = re.compile(r"^\[(?P<field>[a-z_]+):(?P<req>[^\s|\]]+)\s*\|\s*(?P<anchors>[^\]]*?)\s*\]\s+(?P<text>\S.*)$", re.S)
+
+
+@dataclass(frozen=True)
+class Encoded:
+    field: str
+    page_id: str
+    invariant_id: str
+    anchors: str
+    text: str
+
+
+def anchors_of(page) -> str:
+    """The page's citations, short: the seed number and the section (``003 §boundary-rule``)."""
+    return ", ".join(f"{s.get('seed', '?')[:3]} §{s.get('section', '?')}" for s in page.sources) or "opkb"
+
+
+def encode(field: str, page, invariant_id: str, text: str) -> str:
+    return f"[{field}:{page.id}/{invariant_id} | {anchors_of(page)}] {text}"
+
+
+def decode(value) -> Encoded | None:
+    """The parts of an encoded invariant string; None for a plain one."""
+    m = _ENCODED.match(value) if isinstance(value, str) else None
+    if m is None or m["field"] not in FIELDS or "/" not in m["req"]:
+        return None
+    page_id, _, invariant_id = m["req"].partition("/")
+    return Encoded(m["field"], page_id, invariant_id, m["anchors"], m["text"])
+
+
+def looks_encoded(value) -> bool:
+    """Starts the way an encoded string does, whether or not the rest parses."""
+    return isinstance(value, str) and value.startswith("[") and any(value.startswith(f"[{f}:") for f in FIELDS)
+
+
+def normalise(doc, shown: str) -> tuple[list[Diagnostic], list]:
+    """Decode every encoded invariant of ``doc`` in place (the plain text, its ``invariant_id``)
+    and say what does not add up: a string that starts encoded but does not parse, a req_id
+    whose page is not the record's reference, an invariant_id that disagrees with it. Returns
+    those problems and the records that were encoded."""
+    records = doc.get("invariants") if isinstance(doc, dict) else None
+    if not isinstance(records, list):
+        return [], []
+    problems, decoded = [], []
+    for record in records:
+        if not isinstance(record, dict):
+            continue
+        value = record.get("invariant")
+        found = decode(value)
+        if found is None:
+            if looks_encoded(value):
+                problems.append(Diagnostic(shown, _line(record, "invariant"), "US070",
+                                           f"{record.get('reference')}: invariant starts like the upstream encoding but is not "
+                                           "'[<selection_field>:<page-id>/<invariant-id> | <anchors>] <text>'"))
+            continue
+        reference = record.get("reference")
+        if isinstance(reference, str) and reference.rsplit("/", 1)[-1].removesuffix(".md") != found.page_id:
+            problems.append(Diagnostic(shown, _line(record, "invariant"), "US071",
+                                       f"{reference}: the encoded req_id names page {found.page_id!r}, not this reference"))
+        given = record.get("invariant_id")
+        if isinstance(given, str) and given != found.invariant_id:
+            problems.append(Diagnostic(shown, _line(record, "invariant_id"), "US072",
+                                       f"{reference}: invariant_id {given!r} but the encoded req_id says {found.invariant_id!r}"))
+        elif given is None:
+            record["invariant_id"] = found.invariant_id
+        record["invariant"] = found.text
+        decoded.append(record)
+    return problems, decoded
+
+
+def not_verbatim(decoded, kb, shown: str) -> list[Diagnostic]:
+    """The template copies each invariant verbatim: an encoded record whose text is not the
+    page's is a claim about some other rule."""
+    problems = []
+    for record in decoded:
+        page = kb.by_path(record.get("reference")) if isinstance(record.get("reference"), str) else None
+        inv = next((i for i in page.invariants if i.id == record.get("invariant_id")), None) if page else None
+        if inv is not None and record.get("invariant") != inv.text:
+            problems.append(Diagnostic(shown, _line(record, "invariant"), "US073",
+                                       f"{page.rel_path} {inv.id}: the invariant is not the page's text copied verbatim; "
+                                       "copy it from the page (kbt usage --invariant-format upstream writes it)"))
+    return problems
+
+
+def _line(record, key):
+    line_of = getattr(record, "line_of", None)
+    return line_of(key) if line_of else None
+
+
+def encoded_usage(doc: dict, kb, selection_fields: dict[str, str]) -> dict:
+    """``doc`` with every record's invariant in the upstream encoding (``selection_fields``:
+    reference path -> the selection list holding it); records are otherwise unchanged."""
+    out = dict(doc)
+    records = []
+    for record in doc.get("invariants", []):
+        record = dict(record)
+        page = kb.by_path(record.get("reference")) if isinstance(record.get("reference"), str) else None
+        text = record.get("invariant")
+        if page is not None and isinstance(record.get("invariant_id"), str) and isinstance(text, str) and decode(text) is None:
+            field = selection_fields.get(page.rel_path, "required_constraints")
+            record["invariant"] = encode(field, page, record["invariant_id"], text)
+        records.append(record)
+    out["invariants"] = records
+    return out
+
+
+# The upstream verifier's failure categories, by the first letters of our codes.
+CATEGORIES = (
+    (("SE", "US040", "US041", "US001"), "kb_selection_invalid"),
+    (("WB", "VF"), "wrapper_boundary_violation"),
+    (("US",), "kb_usage_invalid"),
+)
+
+
+def category(code: str) -> str | None:
+    for prefixes, name in CATEGORIES:
+        if code.startswith(prefixes):
+            return name
+    return None
+
+
+def categories(diagnostics) -> list[str]:
+    """The categories of the errors among ``diagnostics``, in the order above."""
+    found = {category(d.code) for d in diagnostics if d.severity == "error"}
+    return [name for _, name in CATEGORIES if name in found]

@@ -1,0 +1,116 @@
+"""The public template's shapes (contract version 3): the encoded invariant string round-trips,
+a usage file written in that shape is checked exactly as ours is, its faults come back under
+the upstream verifier's category names, and kbt map writes schema 3."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from hypothesis import given, strategies as st
+
+from conftest import REPO
+from kb_tools.contract import upstream
+from kb_tools.kb.pages import load_kb
+
+KB = load_kb(REPO)
+
+
+def _page():
+    return KB.pages["wrapper-boundary"]
+
+
+@given(st.text(min_size=1).filter(lambda s: s.strip() and not s[0].isspace()))
+def test_the_encoding_round_trips(text):
+    page = _page()
+    inv = page.invariants[0]
+    decoded = upstream.decode(upstream.encode("required_constraints", page, inv.id, text))
+    assert decoded == upstream.Encoded("required_constraints", page.id, inv.id, upstream.anchors_of(page), text)
+
+
+def test_plain_and_malformed_strings_are_not_encoded():
+    assert upstream.decode(_page().invariants[0].text) is None
+    assert upstream.decode("[required_constraints:no-slash | x] text") is None
+    assert upstream.decode("[other_field:a/b | x] text") is None
+    assert upstream.looks_encoded("[required_constraints: broken") and upstream.decode("[required_constraints: broken") is None
+
+
+def _operator(tmp_path, kbt):
+    """A filled softmax operator in its own folder, selected against today's pages."""
+    work = tmp_path / "softmax"
+    shutil.copytree(REPO / "examples" / "softmax", work)
+    assert kbt("usage", REPO / "ops" / "softmax.yaml", "-o", work).code == 0
+    return work
+
+
+def _as_template(doc: dict, fields: dict) -> dict:
+    """The file as the public template writes it: no invariant_id, the invariant encoded."""
+    records = []
+    for r in doc["invariants"]:
+        page = KB.by_path(r["reference"])
+        r = dict(r)
+        r["invariant"] = upstream.encode(fields.get(r["reference"], "required_constraints"), page, r.pop("invariant_id"), r["invariant"])
+        records.append(r)
+    return {**doc, "invariants": records}
+
+
+def _codes(result):
+    return sorted(line.split(": ")[1].split()[0] for line in (result.err + result.out).splitlines() if ": US" in line or ": SE" in line)
+
+
+def test_a_template_shaped_file_is_checked_as_ours_is(tmp_path, kbt):
+    work = _operator(tmp_path, kbt)
+    ours = kbt("check-usage", work / "KB_USAGE.json", "--root", work)
+    selection = json.loads((work / "KB_SELECTION.json").read_text())
+    fields = {ref["path"]: "optional_patterns" for ref in selection["optional_patterns"]}
+    doc = json.loads((work / "KB_USAGE.json").read_text())
+    (work / "KB_USAGE.json").write_text(json.dumps(_as_template(doc, fields), ensure_ascii=False, indent=2))
+    theirs = kbt("check-usage", work / "KB_USAGE.json", "--root", work)
+    assert theirs.code == ours.code and _codes(theirs) == _codes(ours)
+
+
+def test_template_faults_carry_the_contract_categories(tmp_path, kbt):
+    work = _operator(tmp_path, kbt)
+    doc = json.loads((work / "KB_USAGE.json").read_text())
+    template = _as_template(doc, {})
+    first, second, third = template["invariants"][:3]
+    first["invariant"] = first["invariant"].replace("[required_constraints:" + first["reference"].split("/")[1][:-3],
+                                                    "[required_constraints:some-other-page", 1)
+    second["invariant"] = second["invariant"] + " (reworded)"
+    third["invariant"] = "[required_constraints: not the shape"
+    (work / "KB_USAGE.json").write_text(json.dumps(template, ensure_ascii=False, indent=2))
+    r = kbt("check-usage", work / "KB_USAGE.json", "--root", work)
+    assert r.code == 1
+    assert {"US070", "US071", "US073"} <= set(_codes(r))
+    assert "categories: " in r.out and "kb_usage_invalid" in r.out.splitlines()[-1]
+
+
+def test_kbt_usage_writes_and_keeps_the_upstream_encoding(tmp_path, kbt):
+    out = tmp_path / "out"
+    assert kbt("usage", REPO / "ops" / "softmax.yaml", "-o", out, "--invariant-format", "upstream").code == 0
+    first = json.loads((out / "KB_USAGE.json").read_text())
+    assert all(upstream.decode(r["invariant"]) for r in first["invariants"])
+    assert kbt("usage", REPO / "ops" / "softmax.yaml", "-o", out).code == 0  # a merge keeps the file's encoding
+    assert json.loads((out / "KB_USAGE.json").read_text()) == first
+    assert kbt("usage", REPO / "ops" / "softmax.yaml", "-o", out, "--invariant-format", "opkb").code == 0
+    plain = json.loads((out / "KB_USAGE.json").read_text())
+    assert [r["invariant"] for r in plain["invariants"]] == [upstream.decode(r["invariant"]).text for r in first["invariants"]]
+
+
+def test_a_stale_selection_is_a_selection_failure(tmp_path, kbt):
+    work = _operator(tmp_path, kbt)
+    selection = json.loads((work / "KB_SELECTION.json").read_text())
+    selection["required_constraints"][0]["sha256"] = "sha256:" + "0" * 64
+    (work / "KB_SELECTION.json").write_text(json.dumps(selection, indent=2))
+    r = kbt("check-usage", work / "KB_USAGE.json", "--root", work)
+    assert r.code == 1 and "kb_selection_invalid" in r.out.splitlines()[-1]
+
+
+def test_map_schema_3_adds_reference_classes_and_roles(kbt):
+    r = kbt("map", "--schema", "3")
+    doc = json.loads(r.out)
+    assert doc["schema_version"] == 3 and doc["contract"]["contract_version"] == 3
+    assert set(doc["contract"]["reference_classes"]) == {"optional_patterns", "required_constraints", "mandatory_constraints"}
+    two = json.loads(kbt("map").out)
+    assert two["schema_version"] == 2 and {k: v for k, v in doc.items() if k not in ("schema_version", "contract")} == \
+        {k: v for k, v in two.items() if k not in ("schema_version", "contract")}
