@@ -230,9 +230,9 @@ def check_page_code(ctx):
         for block in blocks:
             for used in block.uses:  # a page that failed to load has its own finding
                 if used not in ctx.kb.pages and used not in {Path(u).stem for u in ctx.kb.unloadable}:
-                    diags.append(Diagnostic(path, block.line, "LN124", f"block uses page {used!r}, which does not exist"))
+                    diags.append(Diagnostic(path, block.line, "LN134", f"block uses page {used!r}, which does not exist"))
             if block.tested and registered is not None and f'"{block.key}"' not in registered:
-                diags.append(Diagnostic(path, block.line, "LN125", f"no test runs this block: {shown_path(tests)} has no check for {block.key!r}"))
+                diags.append(Diagnostic(path, block.line, "LN135", f"no test runs this block: {shown_path(tests)} has no check for {block.key!r}"))
     return n, diags
 
 

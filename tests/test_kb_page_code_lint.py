@@ -48,16 +48,16 @@ def edit(kb_copy):
 
 
 CONTROLS = [
-    ("no marker", WB, DO_MARKER, "", "LN120"),
-    ("unknown role", WB, "# tested: do reduced_axis", "# tested: maybe reduced_axis", "LN121"),
-    ("unknown edge", WB, "strided, bool\n", "strided, huge\n", "LN121"),
-    ("unknown field", WB, "strided, bool\n", "strided, bool; speed: fast\n", "LN121"),
-    ("dont without its failure", WB, "# tested: dont op_wrapper; fails: WB101, WB102, WB103", "# tested: dont op_wrapper", "LN121"),
-    ("unknown code", WB, "fails: WB101, WB102, WB103", "fails: WB101, WB999", "LN121"),
-    ("entry not defined", WB, "# tested: do reduced_axis, op_wrapper", "# tested: do reduced_axis, op_wrapperz", "LN122"),
-    ("not run without reason", WB, DO_MARKER, "# not run:\n", "LN123"),
-    ("plain Python not run", WB, DO_MARKER, "# not run: too hard to test\n", "LN123"),
-    ("uses a missing page", "kb/constraints/layout-format.md", "uses: wrapper-boundary", "uses: no-such-page", "LN124"),
+    ("no marker", WB, DO_MARKER, "", "LN130"),
+    ("unknown role", WB, "# tested: do reduced_axis", "# tested: maybe reduced_axis", "LN131"),
+    ("unknown edge", WB, "strided, bool\n", "strided, huge\n", "LN131"),
+    ("unknown field", WB, "strided, bool\n", "strided, bool; speed: fast\n", "LN131"),
+    ("dont without its failure", WB, "# tested: dont op_wrapper; fails: WB101, WB102, WB103", "# tested: dont op_wrapper", "LN131"),
+    ("unknown code", WB, "fails: WB101, WB102, WB103", "fails: WB101, WB999", "LN131"),
+    ("entry not defined", WB, "# tested: do reduced_axis, op_wrapper", "# tested: do reduced_axis, op_wrapperz", "LN132"),
+    ("not run without reason", WB, DO_MARKER, "# not run:\n", "LN133"),
+    ("plain Python not run", WB, DO_MARKER, "# not run: too hard to test\n", "LN133"),
+    ("uses a missing page", "kb/constraints/layout-format.md", "uses: wrapper-boundary", "uses: no-such-page", "LN134"),
 ]
 
 
@@ -74,7 +74,7 @@ def test_a_tested_block_without_its_check_is_found(repo_copy):
     assert _findings(repo_copy) == set()
     checks = repo_copy / "tests" / "test_kb_page_code.py"
     checks.write_text(checks.read_text("utf-8").replace('"wrapper-boundary:do:reduced_axis+op_wrapper"', '"wrapper-boundary:do:gone"'), "utf-8")
-    diags = [d for d in _diagnostics(repo_copy) if d.code == "LN125"]
+    diags = [d for d in _diagnostics(repo_copy) if d.code == "LN135"]
     assert len(diags) == 1 and diags[0].line == _marker_line(repo_copy / WB, DO_MARKER)
     assert "no test runs this block" in diags[0].message
 
@@ -86,4 +86,4 @@ def _marker_line(page: Path, marker: str) -> int:
 @pytest.mark.parametrize("text", ["(" * 100_000 + "\n", "x = 1\x00\n", "def f(:\n"], ids=["deep", "nul", "syntax"])
 def test_a_broken_tested_block_is_one_finding(text):
     block, problems = parse_block("p", 7, "# tested: do f\n" + text)
-    assert block is None and [p.code for p in problems] == ["LN122"] and problems[0].line == 7
+    assert block is None and [p.code for p in problems] == ["LN132"] and problems[0].line == 7

@@ -96,7 +96,7 @@ def _split_fields(rest: str, line: int) -> tuple[dict, list[Problem]]:
         name, sep, value = part.partition(":")
         name = name.strip()
         if not sep or name not in FIELDS or name in fields:
-            problems.append(Problem(line, "LN121", f"marker field {part!r} is not one of {', '.join(FIELDS)} (each once, as 'name: a, b')"))
+            problems.append(Problem(line, "LN131", f"marker field {part!r} is not one of {', '.join(FIELDS)} (each once, as 'name: a, b')"))
             continue
         fields[name] = tuple(v.strip() for v in value.split(",") if v.strip())
     return fields, problems
@@ -106,20 +106,20 @@ def _check_tested(fields: dict, line: int, known_codes) -> list[Problem]:
     problems = []
     role, fails = fields["role"], fields.get("fails", ())
     if role not in ROLES:
-        problems.append(Problem(line, "LN121", f"marker role {role!r} is not 'do' or 'dont'"))
+        problems.append(Problem(line, "LN131", f"marker role {role!r} is not 'do' or 'dont'"))
     for name in fields["entries"]:
         if not _WORD.match(name):
-            problems.append(Problem(line, "LN121", f"entry point {name!r} is not a Python name"))
+            problems.append(Problem(line, "LN131", f"entry point {name!r} is not a Python name"))
     unknown = [e for e in fields.get("edges", ()) if e not in EDGES]
     if unknown:
-        problems.append(Problem(line, "LN121", f"edge input(s) {', '.join(unknown)} not among {', '.join(EDGES)}"))
+        problems.append(Problem(line, "LN131", f"edge input(s) {', '.join(unknown)} not among {', '.join(EDGES)}"))
     if role == "dont" and not fails:
-        problems.append(Problem(line, "LN121", "a Don't block names the failure it shows: 'fails: WBxxx' or 'fails: wrong result'"))
+        problems.append(Problem(line, "LN131", "a Don't block names the failure it shows: 'fails: WBxxx' or 'fails: wrong result'"))
     if role == "do" and fails:
-        problems.append(Problem(line, "LN121", "a Do block shows no failure; 'fails:' belongs to Don't blocks"))
+        problems.append(Problem(line, "LN131", "a Do block shows no failure; 'fails:' belongs to Don't blocks"))
     bad = [f for f in fails if f != WRONG_RESULT and f not in known_codes]
     if bad:
-        problems.append(Problem(line, "LN121", f"fails names {', '.join(bad)}: neither an audit rule code nor {WRONG_RESULT!r}"))
+        problems.append(Problem(line, "LN131", f"fails names {', '.join(bad)}: neither an audit rule code nor {WRONG_RESULT!r}"))
     return problems
 
 
@@ -166,7 +166,7 @@ def parse_block(page: str, line: int, text: str, known_codes=frozenset()) -> tup
     first = text.split("\n", 1)[0].strip()
     marker = next((m for m in MARKERS if first.startswith(m)), None)
     if marker is None:
-        return None, [Problem(line, "LN120", "Do/Don't Python block has no first line '# tested: ...' or '# not run: REASON'; no test runs it")]
+        return None, [Problem(line, "LN130", "Do/Don't Python block has no first line '# tested: ...' or '# not run: REASON'; no test runs it")]
     rest = first[len(marker):].strip()
     try:
         tree = ast.parse(text)
@@ -175,19 +175,19 @@ def parse_block(page: str, line: int, text: str, known_codes=frozenset()) -> tup
         tree, error = None, f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}"
     if marker == "# not run:":
         if not rest:
-            return None, [Problem(line, "LN123", "'# not run:' needs the reason the block cannot run")]
+            return None, [Problem(line, "LN133", "'# not run:' needs the reason the block cannot run")]
         primitives = {n for n in _called_roots(tree) - _defined_names(tree) - _PROVIDED if not KERNEL_NAME.fullmatch(n)} if tree else {"?"}
         if not primitives:
-            return None, [Problem(line, "LN123", "the block calls only Python, torch, kernel launches and its own names, so a test can run it: mark it '# tested:'")]
+            return None, [Problem(line, "LN133", "the block calls only Python, torch, kernel launches and its own names, so a test can run it: mark it '# tested:'")]
         return PageBlock(page, line, text, tested=False, reason=rest), []
     fields, problems = _split_fields(rest, line)
     problems += _check_tested(fields, line, known_codes)
     if tree is None:
-        problems.append(Problem(line, "LN122", f"a tested block must be Python; it does not compile ({error})"))
+        problems.append(Problem(line, "LN132", f"a tested block must be Python; it does not compile ({error})"))
     else:
         missing = [n for n in fields["entries"] if n not in _top_level_names(tree)]
         if missing:
-            problems.append(Problem(line, "LN122", f"entry point(s) {', '.join(missing)} not defined at the block's top level"))
+            problems.append(Problem(line, "LN132", f"entry point(s) {', '.join(missing)} not defined at the block's top level"))
     if problems:
         return None, problems
     return PageBlock(page, line, text, True, fields["role"], fields["entries"], fields.get("edges", ()),
