@@ -101,3 +101,38 @@ def test_cli_policy_and_jobs(capsys):
     assert "AU022" in capsys.readouterr().err
     assert main(["audit", "--policy", "lenient", str(PACKAGE)]) == 1
     assert "kbt audit (policy lenient): 2 findings" in capsys.readouterr().out
+
+
+def test_scalars_metadata_predicates_factories_and_device_aliases():
+    text = textwrap.dedent("""\
+        import torch
+        import triton
+
+        device_lib = getattr(torch, "npu")
+
+
+        @triton.jit
+        def k(x):
+            pass
+
+
+        def make(n):
+            return k
+
+
+        def loop_wrapper(xs, start, end, step):
+            n = int(start)
+            m = (end - start) / step
+            for i, x in enumerate(xs):
+                make(n)(x, m, i)
+            if xs.is_neg():
+                pass
+            with device_lib.device(0):
+                pass
+            return xs
+        """)
+    found = [(f.line, f.code) for f in audit_source(text, "t.py").findings]
+    # int(start) makes start a Python number, is_neg() is a flag, make(n)(...) is a launch (here in a loop),
+    # and getattr(torch, ...) is torch under another name
+    assert found == [(19, "WB110"), (22, "WB113")]
+    assert [(f.line, f.code) for f in audit_source(text, "t.py", policy="lenient").findings] == [(19, "WB110")]

@@ -21,7 +21,7 @@ from kb_tools.audit.evidence import tensor_evidence, torch_name
 from kb_tools.audit.findings import RawFinding, method_pos
 from kb_tools.audit.host_ops import HostOperations
 from kb_tools.audit.kind_flow import KindFlow, declared_kind
-from kb_tools.audit.kinds import K, P, S, T, U, flat, is_tensor, join, merge_envs
+from kb_tools.audit.kinds import K, P, S, T, U, flat, is_python, is_tensor, join, merge_envs
 from kb_tools.audit.launches import LaunchCounting
 from kb_tools.audit.module import FUNCTION_DEFS
 from kb_tools.audit.names import bind_import, qualname
@@ -432,6 +432,9 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             return P
         if isinstance(func, (ast.Name, ast.Attribute)) and (found := self.defined(func)) is not None:
             return self.call_helper(e, found[1], found[0])
+        if isinstance(func, ast.Name) and func.id in ("map", "list", "tuple") and func.id not in self.env \
+                and e.args and not e.keywords and not any(isinstance(a, ast.Starred) for a in e.args):
+            return self.sequence(func.id, e.args)
         if isinstance(func, ast.Name):
             kinds = [flat(k) for k in self.args(e)]
             if func.id in tb.DATA_BUILTINS and T in kinds:
@@ -443,6 +446,24 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         self.expr(func)
         self.args(e)
         return U
+
+    def sequence(self, name: str, args):
+        """``list(...)``/``tuple(...)`` of a tuple of known kinds keeps them (no data is read);
+        ``map(f, xs)`` over tensors yields tensors (``a, b = list(map(to_half, (x, y)))``)."""
+        if name == "map" and len(args) >= 2:
+            self.expr(args[0])
+            kinds = [self.expr(a) for a in args[1:]]
+            first = kinds[0]
+            if isinstance(first, tuple):
+                return tuple(T if is_tensor(k) else U for k in first)
+            return U
+        kind = self.expr(args[0]) if len(args) == 1 else U
+        if isinstance(kind, tuple):
+            return kind
+        if is_tensor(kind):
+            self.emit((args[0].lineno, args[0].col_offset), "WB106", f"{name}() of a tensor reads its data on the host")
+            return P
+        return P if is_python(kind) else U
 
     def defined(self, func):
         """(the module that defines it or None for this one, the function) for a call of a

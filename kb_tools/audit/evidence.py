@@ -85,7 +85,7 @@ INTEGER_OPS = (ast.FloorDiv, ast.Mod, ast.Pow, ast.LShift, ast.RShift)
 
 def _takes_python_numbers(func, aliases: dict[str, str]) -> bool:
     """``range(n)``, ``triton.cdiv(n, b)``, ``math.ceil(x)``, ``torch.empty(m, n)``."""
-    if isinstance(func, ast.Name) and func.id == "range":
+    if isinstance(func, ast.Name) and func.id in ("range", "int", "float"):
         return True
     q = qualname(func, aliases) or ""
     return q.split(".")[0] in tb.PYTHON_VALUE_MODULES or (torch_name(q) or "") in tb.TORCH_CONSTRUCTORS

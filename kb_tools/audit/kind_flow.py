@@ -116,7 +116,14 @@ class KindFlow:
 
     def iterate(self, it):
         """The kind of one element of ``it``: any of a tuple's elements, joined position by
-        position when they are rows of equal length (``for t, dtype, name in ((a, torch.int32, "a"), ...)``)."""
+        position when they are rows of equal length (``for t, dtype, name in ((a, torch.int32, "a"), ...)``).
+        ``enumerate``, ``zip``, ``reversed`` and ``sorted`` keep what their arguments hold."""
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id not in self.env and it.args \
+                and not it.keywords and it.func.id in ("enumerate", "zip", "reversed", "sorted"):
+            parts = [self.iterate(a) for a in it.args]
+            if it.func.id == "enumerate":
+                return (P, parts[0])
+            return tuple(parts) if it.func.id == "zip" else parts[0]
         kind = self.expr(it)
         if isinstance(kind, tuple):
             return join(*kind)

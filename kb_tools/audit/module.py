@@ -98,6 +98,30 @@ def _host_calls(fn, launchers: set[str], aliases: dict[str, str]) -> tuple[bool,
     return launches, names, local, choices
 
 
+def _torch_module(value, aliases: dict[str, str]) -> str | None:
+    """``torch.npu`` or ``getattr(torch, name)`` bound at module level: the torch module it names."""
+    if isinstance(value, ast.Attribute):
+        q = qualname(value, aliases) or ""
+        return q if q.startswith(("torch.", "torch_npu.")) else None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "getattr" and value.args:
+        q = qualname(value.args[0], aliases) or ""
+        return "torch.device_module" if q in ("torch", "torch_npu") else None
+    return None
+
+
+def _returns_kernel(fn, launchers: set[str], aliases: dict[str, str]) -> bool:
+    """Does ``fn`` return a kernel: a known one, a ``@jit`` function it defines, or ``jit(...)``?"""
+    local = {n.name for n in ast.walk(fn) if isinstance(n, FUNCTION_DEFS) and n is not fn and jit_flavour(n, aliases)}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Return) and node.value is not None:
+            v = node.value
+            if isinstance(v, ast.Name) and v.id in launchers | local:
+                return True
+            if isinstance(v, ast.Call) and (qualname(v.func, aliases) or "").endswith(".jit"):
+                return True
+    return False
+
+
 class Segments:
     """The source text of a function, sliced by its line range, for cheap substring tests."""
 
@@ -123,6 +147,8 @@ class ModuleInfo:
         self.functions: list[FunctionInfo] = []
         self._scan(tree.body, top=True)
         self.launchers = set(self.kernels) | set(launchers)
+        # ``factory(n)(...)``: a function that returns a kernel; calling it is where the launch is read
+        self.launchers |= {f.name for f in self.functions if f.top and _returns_kernel(f.node, self.launchers, self.aliases)}
         self.helpers = {f.name: f.node for f in self.functions if f.top}
         self.info = {id(f.node): f for f in self.functions}
         self.evidence: dict[int, set[str]] = {}  # per function: names it uses as tensors (a cache)
@@ -166,6 +192,10 @@ class ModuleInfo:
                     self.functions.append(FunctionInfo(node, top))
             elif isinstance(node, ast.ClassDef):
                 self._scan(node.body, top=False)
+            elif top and isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                module = _torch_module(node.value, self.aliases)
+                if module:  # device_lib = getattr(torch, device); npu = torch.npu: a torch module by another name
+                    self.aliases[node.targets[0].id] = module
             elif isinstance(node, (ast.If, ast.Try, ast.TryStar, ast.With)):
                 for part in ("body", "orelse", "finalbody"):
                     self._scan(getattr(node, part, []), top)

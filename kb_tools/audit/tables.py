@@ -10,7 +10,10 @@ from __future__ import annotations
 # Metadata the wrapper may read: attributes and methods that return Python values.
 META_ATTRS = frozenset({"shape", "ndim", "dtype", "device", "layout", "is_cuda", "requires_grad", "itemsize", "nbytes"})
 META_METHODS = frozenset({"size", "stride", "dim", "numel", "storage_offset", "is_contiguous", "element_size",
-                          "nelement", "ndimension", "get_device", "is_floating_point", "is_complex", "data_ptr"})
+                          "nelement", "ndimension", "get_device", "is_floating_point", "is_complex", "data_ptr",
+                          # predicates on flags and metadata: no data is read
+                          "is_neg", "is_conj", "is_inference", "is_pinned", "is_shared", "is_sparse", "is_quantized",
+                          "is_meta", "is_nested", "is_signed", "is_set_to"})
 
 # Methods only a tensor has: calling one on a name is evidence that it holds a tensor.
 TENSOR_ONLY_METHODS = META_METHODS | frozenset({
