@@ -134,5 +134,5 @@ def test_scalars_metadata_predicates_factories_and_device_aliases():
     found = [(f.line, f.code) for f in audit_source(text, "t.py").findings]
     # int(start) makes start a Python number, is_neg() is a flag, make(n)(...) is a launch (here in a loop),
     # and getattr(torch, ...) is torch under another name
-    assert found == [(19, "WB110"), (23, "WB113")]
-    assert [(f.line, f.code) for f in audit_source(text, "t.py", policy="lenient").findings] == [(19, "WB110")]
+    assert found == [(20, "WB110"), (23, "WB113")]
+    assert [(f.line, f.code) for f in audit_source(text, "t.py", policy="lenient").findings] == [(20, "WB110")]
