@@ -114,3 +114,24 @@ def test_map_schema_3_adds_reference_classes_and_roles(kbt):
     two = json.loads(kbt("map").out)
     assert two["schema_version"] == 2 and {k: v for k, v in doc.items() if k not in ("schema_version", "contract")} == \
         {k: v for k, v in two.items() if k not in ("schema_version", "contract")}
+
+
+def test_check_usage_and_verify_take_the_folder_or_the_file(tmp_path, kbt):
+    work = _operator(tmp_path, kbt)
+    by_file, by_folder = kbt("check-usage", work / "KB_USAGE.json", "--root", work), kbt("check-usage", work, "--root", work)
+    assert by_file.code == by_folder.code and _codes(by_file) == _codes(by_folder)
+    v_folder, v_file = kbt("verify", work, "--root", work), kbt("verify", work / "KB_USAGE.json", "--root", work)
+    assert v_folder.code == v_file.code and _codes(v_folder) == _codes(v_file)
+
+
+def test_a_deviation_without_justification_names_its_invariant(tmp_path, kbt):
+    work = _operator(tmp_path, kbt)
+    doc = json.loads((work / "KB_USAGE.json").read_text())
+    record = doc["invariants"][0]
+    record["implementation"]["status"] = "deviated"
+    record["justification"] = None
+    (work / "KB_USAGE.json").write_text(json.dumps(doc, indent=2))
+    r = kbt("check-usage", work)
+    line = next(line for line in r.err.splitlines() if "US030" in line)
+    assert f"{record['reference']} {record['invariant_id']}" in line and "needs a justification" in line
+    assert "invariants.0" not in line

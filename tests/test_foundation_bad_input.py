@@ -249,9 +249,9 @@ def test_usage_without_selection(kbt, usage_dir):
     assert result.code == 2 and "US001" in result.err and "Traceback" not in result.err
 
 
-def test_usage_path_is_a_directory(kbt, tmp_path):
-    result = kbt("check-usage", tmp_path)
-    assert result.code == 2 and "is a directory" in result.err
+def test_usage_folder_without_a_usage_file(kbt, tmp_path):
+    result = kbt("check-usage", tmp_path)  # a folder stands for the KB_USAGE.json in it
+    assert result.code == 2 and f"{tmp_path / 'KB_USAGE.json'}" in result.err and "no such file" in result.err
 
 
 def test_build_over_a_missing_catalog(kbt, tmp_path):

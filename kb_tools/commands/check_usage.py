@@ -3,7 +3,8 @@ HELP = "check a filled KB_USAGE.json against its KB_SELECTION.json and the contr
 
 
 def configure(parser):
-    parser.add_argument("usage", nargs="+", help="KB_USAGE.json file(s); each needs its KB_SELECTION.json beside it")
+    parser.add_argument("usage", nargs="+", help="KB_USAGE.json file(s), or the folder(s) holding one; each needs its "
+                        "KB_SELECTION.json beside it")
     parser.add_argument("--root", default=".", metavar="DIR", help="directory implementation.file paths are relative to (default: .)")
 
 
@@ -19,7 +20,8 @@ def run(args):
     worst = 0
     for usage in args.usage:  # a file that cannot be read is that file's result: the rest are still checked
         try:
-            diags = check_usage(Path(usage), kb, Path(args.root))
+            given = Path(usage)
+            diags = check_usage(given / "KB_USAGE.json" if given.is_dir() else given, kb, Path(args.root))
         except (KbErrors, KbError) as exc:
             for d in exc.diagnostics if isinstance(exc, KbErrors) else [exc.diagnostic]:
                 print(d, file=sys.stderr)

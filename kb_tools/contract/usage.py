@@ -329,8 +329,9 @@ def own_contract(doc: dict, shown: str) -> list[Diagnostic]:
     then a note counting them ("69 of 69 records unfilled")."""
     from kb_tools.contract import schemas  # on use, as in check_usage
 
-    diags = [_verified_message(d) for d in schema_diagnostics(doc, schemas.load("kb_usage"), shown, "US030", skip=_is_unfilled_status)]
     records = _records(doc)
+    diags = [_record_named(_verified_message(d), records)
+             for d in schema_diagnostics(doc, schemas.load("kb_usage"), shown, "US030", skip=_is_unfilled_status)]
     unfilled = [r for r in records if isinstance(r.get("implementation"), dict)
                 and "status" in r["implementation"] and r["implementation"]["status"] is None]
     for record in unfilled:
@@ -404,3 +405,23 @@ def _verified_message(d: Diagnostic) -> Diagnostic:
     if "'verified' is not one of" in d.message:
         return Diagnostic(d.path, d.line, "US032", "status 'verified' is refused: only the verifier verifies; use implemented, deviated or not_applicable")
     return d
+
+
+_AT_RECORD = re.compile(r"^invariants\.(\d+)(?:\.(\S+?))?: (.*)$")
+
+
+def _record_named(d: Diagnostic, records: list) -> Diagnostic:
+    """A schema error inside a record, named by the record (reference and invariant) rather
+    than by its place in the list, and a missing justification said as the rule it breaks."""
+    m = _AT_RECORD.match(d.message)
+    if m is None or int(m[1]) >= len(records) or not isinstance(records[int(m[1])], dict):
+        return d
+    record, field_name, problem = records[int(m[1])], m[2], m[3]
+    impl = record.get("implementation") if isinstance(record.get("implementation"), dict) else {}
+    status = impl.get("status")
+    if field_name == "justification" or (field_name is None and "'justification'" in problem):
+        if status in ("deviated", "not_applicable"):
+            return Diagnostic(d.path, d.line, d.code, f"{_named(record)}: a {status} record needs a justification: "
+                              "say in a sentence what the code does instead, and why")
+    where = f" {field_name}" if field_name else ""
+    return Diagnostic(d.path, d.line, d.code, f"{_named(record)}:{where} {problem}")
