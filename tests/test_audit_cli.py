@@ -26,7 +26,7 @@ def test_text_format_and_exit_codes(kbt):
 def test_json_format(kbt):
     r = kbt("audit", ANTI, "--format", "json")
     data = json.loads(r.out)
-    assert set(data) == {"files", "wrappers", "findings"} and data["files"] == 1
+    assert set(data) == {"files", "policy", "wrappers", "findings"} and data["files"] == 1 and data["policy"] == "strict"
     assert data["wrappers"] == [{"path": str(ANTI), "name": "op_wrapper", "line": 12, "launches": 1}]
     findings = data["findings"]
     assert [d["code"] for d in findings] == ["WB101", "WB102", "WB103", "WB103", "WB102", "WB101"]

@@ -136,3 +136,18 @@ def test_scalars_metadata_predicates_factories_and_device_aliases():
     # and getattr(torch, ...) is torch under another name
     assert found == [(20, "WB110"), (23, "WB113")]
     assert [(f.line, f.code) for f in audit_source(text, "t.py", policy="lenient").findings] == [(20, "WB110")]
+
+
+def test_reports_name_the_policy_and_a_helper_s_wrappers_in_other_files(capsys, monkeypatch):
+    monkeypatch.chdir(PACKAGE)
+    assert main(["audit", "--format", "json", "--policy", "lenient", "."]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["policy"] == "lenient"
+    shared = [f for f in doc["findings"] if f["line"] == 17]
+    assert shared[0]["wrapper"] == "scale" and shared[0]["also"] == ["scale_twice"]
+    assert main(["audit", "--format", "sarif", "."]) == 1
+    run = json.loads(capsys.readouterr().out)["runs"][0]
+    assert run["properties"] == {"policy": "strict"}
+    related = [r for r in run["results"] if r["locations"][0]["physicalLocation"]["region"]["startLine"] == 17][0]
+    assert [(x["physicalLocation"]["artifactLocation"]["uri"], x["physicalLocation"]["region"]["startLine"])
+            for x in related["relatedLocations"]] == [("pkg/sub/ops.py", 15), ("pkg/sub/ops.py", 23)]

@@ -49,8 +49,11 @@ class Finding:
         return ((self.wrapper,) if self.wrapper else ()) + self.also
 
     def to_json(self) -> dict:
-        return {"path": self.path, "line": self.line, "col": self.col, "code": self.code,
-                "message": self.message, "wrapper": self.wrapper, "fix": self.fix}
+        doc = {"path": self.path, "line": self.line, "col": self.col, "code": self.code,
+               "message": self.message, "wrapper": self.wrapper, "fix": self.fix}
+        if self.also:  # a helper's line reached from several wrappers
+            doc["also"] = list(self.also)
+        return doc
 
 
 @dataclass(frozen=True)

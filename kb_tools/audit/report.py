@@ -19,6 +19,7 @@ from urllib.parse import quote
 from kb_tools import __version__
 from kb_tools.audit.codes import RULES
 from kb_tools.audit.engine import AuditResult
+from kb_tools.audit.policies import DEFAULT_POLICY
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT_KEY = "kbtAuditFinding/v1"
@@ -41,9 +42,14 @@ def text_report(results: list[AuditResult]) -> str:
     return "\n".join(lines)
 
 
+def _policy(results: list[AuditResult]) -> str:
+    return results[0].policy if results else DEFAULT_POLICY
+
+
 def json_report(results: list[AuditResult]) -> str:
     doc = {
         "files": len(results),
+        "policy": _policy(results),
         "wrappers": [w.to_json() for r in results for w in r.wrapper_info],
         "findings": [f.to_json() for r in results for f in r.findings],
     }
@@ -72,9 +78,10 @@ def _location(uri: str, under_root: bool, line: int, col: int | None = None) -> 
     return {"physicalLocation": {"artifactLocation": artifact, "region": region}}
 
 
-def _sarif_results(result: AuditResult, root: Path, index: dict[str, int], seen: dict) -> list[dict]:
+def _sarif_results(result: AuditResult, root: Path, index: dict[str, int], seen: dict, elsewhere: dict) -> list[dict]:
     uri, under_root = relative_uri(result.path, root)
-    wrapper_lines = {w.name: w.line for w in result.wrapper_info}
+    here = {w.name: (uri, under_root, w.line) for w in result.wrapper_info}
+    wrapper_lines = {**elsewhere, **here}  # a helper in another module: its wrappers sit in their own files
     out = []
     for f, suppressed in [(f, False) for f in result.findings] + [(f, True) for f in result.suppressed]:
         source = result.source_lines.get(f.line, "")
@@ -91,7 +98,7 @@ def _sarif_results(result: AuditResult, root: Path, index: dict[str, int], seen:
         related = [(i, name) for i, name in enumerate(f.wrappers) if name in wrapper_lines]
         if f.helper and related:
             entry["relatedLocations"] = [
-                {"id": i, **_location(uri, under_root, wrapper_lines[name]), "message": {"text": f"reached from wrapper `{name}`"}}
+                {"id": i, **_location(*wrapper_lines[name]), "message": {"text": f"reached from wrapper `{name}`"}}
                 for i, name in related]
         if suppressed:
             entry["suppressions"] = [{"kind": "inSource", "justification": f"# kbt: ignore[{f.code}]"}]
@@ -112,7 +119,11 @@ def sarif_report(results: list[AuditResult], root: Path | None = None) -> str:
         "properties": {"tags": [FAMILY_TAGS[c[:2]]]},
     } for c in codes]
     seen: dict = {}
-    sarif_results = [x for r in results for x in _sarif_results(r, root, index, seen)]
+    elsewhere: dict = {}
+    for r in results:
+        for w in r.wrapper_info:
+            elsewhere.setdefault(w.name, (*relative_uri(r.path, root), w.line))
+    sarif_results = [x for r in results for x in _sarif_results(r, root, index, seen, elsewhere)]
     doc = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -121,6 +132,7 @@ def sarif_report(results: list[AuditResult], root: Path | None = None) -> str:
                                 "informationUri": "https://gitcode.com/cann/pypto-gym", "rules": rules}},
             "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri() + "/"}},
             "columnKind": "unicodeCodePoints",
+            "properties": {"policy": _policy(results)},
             "results": sarif_results,
         }],
     }
