@@ -88,9 +88,10 @@ class _Numpy:
 
 
 class _Torch:
-    """Tile primitives over a contiguous torch tensor; a Triton kernel per wave on CUDA."""
+    """Tile primitives over a contiguous torch tensor; a Triton kernel per wave on CUDA, or on
+    the CPU through Triton's interpreter when ``backend`` is "triton"."""
 
-    def __init__(self, out):
+    def __init__(self, out, backend: str | None = None):
         import torch
 
         if not out.is_contiguous():
@@ -99,7 +100,9 @@ class _Torch:
         self.flat = out.view(-1)
         self.raw = self.flat.view(torch.uint8)
         self.width = out.element_size()
-        self.kernel = _triton_wave() if out.device.type == "cuda" else None
+        if backend is None and out.device.type == "cuda":
+            backend = "cuda"
+        self.kernel = _triton_wave(backend) if backend in ("cuda", "triton") else None
         self.cpu = out.device.type == "cpu"
         ints = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
         self.int_dtype = ints.get(self.width)
@@ -133,13 +136,16 @@ class _Torch:
         self.kernel(self.raw, target, start, end)
 
 
-def _triton_wave():
-    """A launcher for the per-wave Triton kernel, or None when Triton does not import."""
+def _triton_wave(backend: str):
+    """A launcher for the per-wave Triton kernel on ``backend`` (cuda, or triton: the CPU
+    interpreter), or None when Triton does not import."""
     try:
         import triton
         import triton.language as tl
     except ImportError:
         return None
+
+    from kb_tools.runtime.backends import launch as launch_on
 
     @triton.jit
     def wave_kernel(mask_ptr, out_ptr, start, end, BLOCK: tl.constexpr):
@@ -152,19 +158,21 @@ def _triton_wave():
         tl.store(out_ptr + idx, bit.to(tl.float32).to(out_ptr.dtype.element_ty), mask=live)
 
     def launch(mask, out, start, end, block=1024):
-        wave_kernel[(ceil_div(end - start, block),)](mask, out, start, end, BLOCK=block)
+        launch_on(wave_kernel, (ceil_div(end - start, block),), mask, out, start, end, backend=backend, BLOCK=block)
 
     return launch
 
 
-def _ops(out, bfloat16: bool):
+def _ops(out, bfloat16: bool, backend: str | None = None):
     import numpy as np
 
     if isinstance(out, np.ndarray):
+        if backend is not None:
+            raise ValueError("backend is for torch tensors; a numpy array expands on the CPU")
         return _Numpy(out, bfloat16)
     if bfloat16:
         raise ValueError("bfloat16=True is for numpy arrays only; a torch tensor has its own bfloat16")
-    return _Torch(out)
+    return _Torch(out, backend)
 
 
 ROUTES = ("auto", "kernel", "tiles")
@@ -196,13 +204,15 @@ def _choose(ops, route: str):
 
 
 def expand_inplace(out, *, tile: int | None = None, bfloat16: bool = False, route: str = "auto",
-                   threads: int | None = None):
+                   threads: int | None = None, backend: str | None = None):
     """Expand the packed mask in ``out``'s first ceil(n/8) bytes into 0/1 of its dtype, high
     to low in waves. ``bfloat16`` marks a numpy uint16 array holding bfloat16 bit patterns;
     ``route`` picks a compiled call per wave (``kernel``), the tiles (``tiles``, whose size
     ``tile`` sets) or the first that this machine can run (``auto``). ``threads`` is the CPU
-    kernel's thread count (default: torch's for a tensor, the CPU count for an array)."""
-    ops = _ops(out, bfloat16)
+    kernel's thread count (default: torch's for a tensor, the CPU count for an array).
+    ``backend="triton"`` runs the per-wave Triton kernel on a CPU tensor in Triton's interpreter
+    (the process must interpret: kb_tools.runtime.backends), the same source as on CUDA."""
+    ops = _ops(out, bfloat16, backend)
     if threads is not None:
         if threads < 1:
             raise ValueError(f"threads must be >= 1, got {threads}")
