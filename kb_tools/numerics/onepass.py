@@ -158,8 +158,8 @@ def _f64_of_bits(typingctx, x):
 @numba.njit
 def _key(bits, minimum):
     """Signed bits as an ordered key (sign-magnitude to two's complement: a negative float's key
-    is INT_MIN - bits of its width, so ±0 share key 0), as float64."""
-    return np.float64(minimum - bits) if bits < 0 else np.float64(bits)
+    is INT_MIN - bits of its width, so ±0 share key 0)."""
+    return minimum - bits if bits < 0 else bits
 
 
 @numba.njit
@@ -168,25 +168,43 @@ def _bf16_bits(bits32):
     return ((bits32 + 0x7FFF + ((bits32 >> 16) & 1)) >> 16) & 0xFFFF
 
 
-def _ulp(dut, i, g0):
-    """|key(DUT element i) - key(golden rounded to the DUT's dtype)| in the DUT's ULPs; 0 for a
-    1-byte DUT, which has no ULP metric. torch rounds float64 to a 2-byte float through float32."""
+def _ulp_max(current, dut, i, g0, fin):
+    """The running maximum of |key(DUT element i) - key(golden rounded to the DUT's dtype)|, the
+    distance in the DUT's ULPs (0 where the pair is not finite; a 1-byte DUT has no ULP metric).
+    torch rounds float64 to a 2-byte float through float32. Below float64 the keys' difference is
+    an exact integer (kept as one, so the maximum vectorises); for float64 the keys are subtracted
+    as float64, as the torch pass does, and the maximum kept as the float's bits."""
 
 
-@overload(_ulp)
-def _ulp_impl(dut, i, g0):
+@overload(_ulp_max)
+def _ulp_max_impl(current, dut, i, g0, fin):
     if dut.dtype == types.float64:
-        return lambda dut, i, g0: abs(_key(_f64_bits(dut[i]), _MIN64) - _key(_f64_bits(g0), _MIN64))
+        def f64(current, dut, i, g0, fin):
+            distance = abs(np.float64(_key(_f64_bits(dut[i]), _MIN64)) - np.float64(_key(_f64_bits(g0), _MIN64)))
+            return max(current, _f64_bits(distance if fin else 0.0))
+        return f64
     if dut.dtype == types.float32:
-        return lambda dut, i, g0: abs(_key(np.int64(_f32_bits(dut[i])), _MIN32)
-                                      - _key(np.int64(_f32_bits(np.float32(g0))), _MIN32))
+        return lambda current, dut, i, g0, fin: max(current, abs(
+            _key(np.int64(_f32_bits(dut[i])), _MIN32) - _key(np.int64(_f32_bits(np.float32(g0))), _MIN32)) if fin else 0)
     if dut.dtype == types.int16:  # float16 bits
-        return lambda dut, i, g0: abs(_key(np.int64(dut[i]), _MIN16)
-                                      - _key(np.int64(_f32_to_half_bits(np.float32(g0))), _MIN16))
+        return lambda current, dut, i, g0, fin: max(current, abs(
+            _key(np.int64(dut[i]), _MIN16) - _key(np.int64(_f32_to_half_bits(np.float32(g0))), _MIN16)) if fin else 0)
     if dut.dtype == types.uint16:  # bfloat16 bits
-        return lambda dut, i, g0: abs(_key(np.int64(np.int16(dut[i])), _MIN16)
-                                      - _key(_signed16(_bf16_bits(np.int64(_f32_bits(np.float32(g0))))), _MIN16))
-    return lambda dut, i, g0: 0.0
+        return lambda current, dut, i, g0, fin: max(current, abs(
+            _key(np.int64(np.int16(dut[i])), _MIN16)
+            - _key(_signed16(_bf16_bits(np.int64(_f32_bits(np.float32(g0))))), _MIN16)) if fin else 0)
+    return lambda current, dut, i, g0, fin: current
+
+
+def _ulp_value(kept, dut):
+    """The maximum :func:`_ulp_max` kept, as float64."""
+
+
+@overload(_ulp_value)
+def _ulp_value_impl(kept, dut):
+    if dut.dtype == types.float64:
+        return lambda kept, dut: _f64_of_bits(kept)
+    return lambda kept, dut: np.float64(kept)
 
 
 _MIN64, _MIN32, _MIN16 = np.int64(-(2**63)), np.int64(-(2**31)), np.int64(-(2**15))
@@ -216,19 +234,18 @@ def _metric_step(m, a64, g64, fin, dut, i):
     g0 = g64 if fin else 0.0
     d = abs(a0 - g0)
     rel = d / (abs(g0) + 1e-7)
-    ulp = _ulp(dut, i, g0) if fin else 0.0
     return (m[0] + (~fin & _agree(a64, g64)), m[1] + d, m[2] + d * d, m[3] + rel, m[4] + a0 * g0, m[5] + a0 * a0,
             m[6] + g0 * g0, m[7] + (fin & (rel <= 1e-3)), m[8] + (fin & (rel <= 5e-3)), max(m[9], _bits(d)),
-            max(m[10], _bits(rel)), max(m[11], _bits(ulp)))
+            max(m[10], _bits(rel)), _ulp_max(m[11], dut, i, g0, fin))
 
 
 _M0 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, np.int64(0), np.int64(0), np.int64(0))
 
 
 @numba.njit
-def _metric_row(m):
+def _metric_row(m, dut):
     return (float(m[0]), m[1], m[2], m[3], m[4], m[5], m[6], float(m[7]), float(m[8]),
-            _from_bits(m[9]), _from_bits(m[10]), _from_bits(m[11]))
+            _from_bits(m[9]), _from_bits(m[10]), _ulp_value(m[11], dut))
 
 
 @numba.njit
@@ -303,7 +320,7 @@ def _pair_part(x, y, xt, yt, lo, hi, rtol, atol, eps, limit, metrics, out, row):
             s, _ = _pair_step(s, _like(_decode(xs, xt, i), rtol), _like(_decode(ys, yt, i), rtol), rtol, atol, eps,
                               limit)
     _store(out, row, 0, (float(s[0]), float(s[1]), _from_bits(s[4]), s[3], _from_bits(s[5]), float(s[2])))
-    _store(out, row, 6, _metric_row(m))
+    _store(out, row, 6, _metric_row(m, xs))
 
 
 @numba.njit(**_FLAGS)
@@ -332,8 +349,8 @@ def _cross_part(t, g, b, tt, gt, bt, lo, hi, small_value, small_atol, eps, limit
                             _like(_decode(bs, bt, i), eps), small_value, small_atol, eps, limit)
     _store(out, row, 0, (float(s[0]), float(s[1]), float(s[2]), float(s[3]), float(s[4]), float(s[5]), s[6], s[7],
                          s[8], s[9], _from_bits(s[10]), _from_bits(s[11])))
-    _store(out, row, 12, (float(ct[0]), float(ct[1])) + _metric_row(mt))
-    _store(out, row, 26, (float(cb[0]), float(cb[1])) + _metric_row(mb))
+    _store(out, row, 12, (float(ct[0]), float(ct[1])) + _metric_row(mt, ts))
+    _store(out, row, 26, (float(cb[0]), float(cb[1])) + _metric_row(mb, bs))
 
 
 # ---- the Python side ---------------------------------------------------------------------------
