@@ -248,7 +248,7 @@ def main() -> None:
         legs = inputs(1 << log2n, args.device)
         peers = log2n <= args.peers_up_to
         calls = contenders(legs, ttk, peers)
-        times = median_times(calls, args.rounds, args.device == "cuda", repeats=max(1, min(16, 1 << (24 - log2n))))
+        times = median_times(calls, args.rounds, args.device == "cuda", repeats=min(16, 1 << max(0, 24 - log2n)))
         extra = {}
         if log2n == args.memory_log2n:
             for name in calls:
