@@ -165,3 +165,12 @@ def test_a_malformed_facts_file_is_one_clear_line_per_problem(kbt, repo_copy, te
     fact_lines = [ln for ln in result.err.splitlines() if "facts.yaml" in ln]
     assert fact_lines and all(re.match(r"\S*kb/facts\.yaml:\d+: FA0\d\d ", ln) for ln in fact_lines)
     assert "Traceback" not in result.out + result.err
+
+
+def test_a_home_page_without_its_statement_or_a_missing_home_is_reported():
+    body = KB.pages["exact-fast-paths"].body.replace("<!-- fact: offset-check-order -->", "", 1)
+    diags = fact_drift(_with_body("exact-fast-paths", body), FACTS)
+    assert ("LN121", "exact-fast-paths.md") in {(d.code, d.path.rsplit("/", 1)[-1]) for d in diags}
+    stray = replace(FACTS[0], id="stray", home="no-such-page")
+    assert [d.code for d in fact_drift(KB.pages, [*FACTS, stray])] == ["LN120"]
+    assert fact_drift(KB.pages, [*FACTS, stray], unloadable=("no-such-page",)) == []
