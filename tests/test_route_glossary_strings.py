@@ -36,16 +36,14 @@ def test_route_puts_a_glossary_page_in_the_top_three():
     assert misses == {}
 
 
-@pytest.mark.parametrize(("string", "first"), [
-    ("561103", "wrapper-boundary"),
-    ("astype(np.float32)", "golden-promote"),
-])
-def test_the_strings_that_led_nowhere_rank_their_page_first(kbt, string, first):
+@pytest.mark.parametrize("string", ["561103", "astype(np.float32)"])
+def test_the_strings_that_led_nowhere_rank_a_page_carrying_them_first(kbt, string):
     result = kbt("route", string)
     assert result.code == 0, result.err
     top = [ln for ln in result.out.splitlines() if ln.lstrip().startswith("1. ")]
-    assert top and f"/{first}.md" in top[0], result.out
-    assert string in TEXTS[first] and first in _glossary_pages(string)
+    assert top, result.out
+    first = top[0].split()[1].rsplit("/", 1)[-1].removesuffix(".md")
+    assert first in _glossary_pages(string) and string in TEXTS[first], result.out
 
 
 def test_lint_fails_a_search_string_that_left_every_page_of_its_term(kbt, repo_copy):
