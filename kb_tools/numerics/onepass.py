@@ -3,17 +3,20 @@
 Why compiled: the torch passes (``criteria``, ``cross_check``, ``metrics``) build a chunk-sized
 temporary per operation — a cast, a difference, a mask, a quotient — and read each leg again
 for the metrics, 5–12x one plain read of the inputs. Here each element is loaded once, decoded
-into TTK's working precision in registers, and feeds every sum, count and maximum of the
-criterion and of the metrics at once; NaN, inf and the small-value region are decided per
-element on the way. The extra memory is a few rows of partial sums, plus one shared decode
-table per narrow dtype.
+into TTK's working precision in registers, and feeds every count, sum and maximum of the
+criterion (and of the metrics, when asked) at once; NaN, inf and the small-value region are
+decided per element on the way, without branches, so that LLVM vectorises the loop. The extra
+memory is one row of partial results per part of the pass (``benchmarks/bench_compare.py``).
 
-Decoding: a 1- or 2-byte float (fp16, bf16, fp8) is read through its integer bits and a table
-of every bit pattern's float32 value, which torch itself builds; float32 and float64 are read
-as they are. Values narrow floats hold are exact in float32, so the working-precision value
-(float32, or float64 when a leg is float64) and the metrics' float64 value come from one load.
-The arithmetic is TTK's, operation by operation in the working dtype (no fused multiply-add,
-no reassociation); only the order in which partial sums are added differs from numpy's.
+Decoding: float32 and float64 are read as they are, fp16 through the CPU's half conversion (its
+int16 bits), bf16 as the top half of a float32 (its uint16 bits), fp8 through a 256-entry table
+of float32 values that torch builds. Values narrow floats hold are exact in float32, so the
+working-precision value (float32, or float64 when a leg is float64) and the metrics' float64
+value come from one load. The arithmetic is TTK's, operation by operation in the working dtype
+(no fused multiply-add); the only fast-math licence is reassociation, so float sums may be added
+in another order than numpy's. Maxima of non-negative floats are kept as their bits, whose
+integer order is the floats' order (an integer maximum vectorises; a float one would need
+licences that also change NaN tests).
 
 Threads: the pass is cut into parts, four per torch thread, run without the GIL on a pool of
 Python threads (as ``kb_tools.memory.kernels`` does: numba's own parallel loop spins beside
@@ -23,7 +26,6 @@ devices other than the CPU and non-contiguous legs take the torch passes instead
 
 from __future__ import annotations
 
-import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
@@ -38,7 +40,7 @@ from kb_tools.numerics import tolerances as tol
 
 PARTS_PER_THREAD = 4
 POOL_MIN_ELEMENTS = 1 << 18  # smaller passes run on the calling thread
-TABLE_DTYPES = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")  # read through their bits
+BITS_DTYPES = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")  # read through their bits
 DIRECT_DTYPES = ("float32", "float64")
 ULP_DTYPES = ("float64", "float32", "bfloat16", "float16")  # fp8 has no ULP metric
 
@@ -377,7 +379,7 @@ def _name(t) -> str:
 
 def supports(*legs) -> bool:
     """Whether the compiled pass takes these flattened legs: contiguous CPU floats it can decode."""
-    return all(leg.device.type == "cpu" and leg.is_contiguous() and _name(leg) in TABLE_DTYPES + DIRECT_DTYPES
+    return all(leg.device.type == "cpu" and leg.is_contiguous() and _name(leg) in BITS_DTYPES + DIRECT_DTYPES
                for leg in legs)
 
 
