@@ -16,7 +16,9 @@ import re
 
 # A run of letters outside ASCII, or an ASCII word or dotted identifier. (A class spelled
 # with the Han ranges would cost a millisecond to compile on every start-up; \W does not.)
-WORD = re.compile(r"[^\W\d_A-Za-z]+|[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*")
+# An English contraction is one word (doesn't, it's), so its ending is never a word of its own.
+WORD = re.compile(r"[^\W\d_A-Za-z]+|[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*(?:['\u2019][A-Za-z]+)?")
+_APOSTROPHE = re.compile(r"['\u2019]")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 STOP_WORDS = frozenset(
@@ -24,6 +26,8 @@ STOP_WORDS = frozenset(
     "me my no not of on or our should so than that the their them then there these they this those to too us "
     "was we were what when where which while who why will with would you your also any each may must only "
     "get got use used using just".split()
+    # what a contraction leaves before its apostrophe: doesn't, isn't, can't, won't ...
+    + "doesn isn aren wasn weren don didn won couldn shouldn wouldn hasn haven hadn".split()
 )
 # Pairs made of question words and particles; they say nothing about the topic.
 STOP_PAIRS = frozenset("怎么 什么 为什么 如何 是否 可以 吗 呢 的 了 一个 哪个 哪些 应该 需要 是不 不是 怎样 么办".split())
@@ -64,6 +68,8 @@ def _pairs(run: str) -> list[str]:
 
 def word_tokens(word: str) -> list[str]:
     """The index tokens of one word as WORD finds it."""
+    if "'" in word or "\u2019" in word:  # a contraction: its stem, without the ending (doesn't -> doesn)
+        word = _APOSTROPHE.split(word, 1)[0]
     if not word.isascii():  # letters outside ASCII: pairs of each CJK stretch, other letters whole
         out, start = [], 0
         for i in range(1, len(word) + 1):
