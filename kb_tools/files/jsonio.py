@@ -233,11 +233,10 @@ def write_together(files, *, keep_equal: bool = False) -> list[Path]:
     attempt finds it missing: a build writes thousands of files into folders that already exist."""
     staged: list[tuple[Path, str, Path]] = []
     try:
-        for path, text in files:
-            path = Path(path)
+        targets = [(Path(path), write_target(Path(path)), text) for path, text in files]
+        _clear_leftovers([target for _, target, _ in targets])
+        for path, target, text in targets:
             data = text.encode("utf-8") if isinstance(text, str) else text
-            target = write_target(path)
-            _clear_leftovers(target)
             if keep_equal and written_already(target, data):
                 continue
             staged.append((target, _stage(target, data, path), path))
@@ -315,23 +314,27 @@ def _refuse_write(path: Path, exc: OSError):
 OLD_TEMPORARY_S = 3600  # a temporary named before names carried a pid is abandoned after this
 
 
-def _clear_leftovers(target: Path) -> None:
-    """Remove the temporaries of ``target`` whose writer is gone (one listing of a folder
-    that, for kbt's outputs, holds a handful of files)."""
-    folder, name = os.path.split(os.fspath(target))
-    ours = re.compile(rf"\.{re.escape(name)}\.(?:(\d+)\.)?[0-9a-f]{{8}}\.tmp")
-    try:
-        entries = os.scandir(folder or ".")
-    except OSError:
-        return
-    with entries:
-        for entry in entries:
-            found = ours.fullmatch(entry.name)
-            if found and _abandoned(found.group(1), entry):
-                try:
-                    os.unlink(entry.path)
-                except OSError:
-                    pass
+def _clear_leftovers(targets: list[Path]) -> None:
+    """Remove the temporaries of ``targets`` whose writer is gone: one listing per folder,
+    which for kbt's outputs holds a handful of files."""
+    by_folder: dict[str, set[str]] = {}
+    for target in targets:
+        folder, name = os.path.split(os.fspath(target))
+        by_folder.setdefault(folder or ".", set()).add(name)
+    for folder, names in by_folder.items():
+        ours = re.compile(rf"\.({'|'.join(map(re.escape, sorted(names)))})\.(?:(\d+)\.)?[0-9a-f]{{8}}\.tmp")
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                found = ours.fullmatch(entry.name)
+                if found and _abandoned(found.group(2), entry):
+                    try:
+                        os.unlink(entry.path)
+                    except OSError:
+                        pass
 
 
 def _abandoned(pid: str | None, entry: os.DirEntry) -> bool:
