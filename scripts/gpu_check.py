@@ -6,7 +6,9 @@ Steps, each writing its log (and JSON where it has numbers) under the output fol
 1. ``environment``  — torch / CUDA / Triton / numba versions and the device, so each figure
    names the machine it came from;
 2. ``cuda-tests``   — the tests whose name or parameters mention CUDA (``pytest -k cuda``);
-3. ``notebooks``    — ``kbt notebooks --backend cpu,cuda``, the executed notebooks kept;
+3. ``notebooks``    — ``kbt notebooks --backend cpu,triton,cuda``, every notebook (the rule
+   notebooks with Triton kernels included: their kernels compiled for the device in a second
+   pass beside the interpreter's), the executed notebooks kept;
 4. ``bench-cuda``   — ``benchmarks/bench_expand.py --device cuda``: the per-wave Triton
    expansion against a device-to-device copy of the same bytes (mark: 70 % of its bandwidth);
 5. ``bench-cpu``    — the same benchmark on the CPU against a hot ``fill_``;
@@ -15,7 +17,7 @@ Steps, each writing its log (and JSON where it has numbers) under the output fol
    tensors, against a device-to-device copy of the same bytes (aims: 2.5x, 2.5x, 3x).
 
 Without a CUDA device the CUDA-only steps are skipped with the reason and the rest runs on
-the CPU (the notebooks with ``--backend cpu``), so the check runs as far as a CPU allows. The
+the CPU (the notebooks with ``--backend cpu,triton``), so the check runs as far as a CPU allows. The
 summary (``summary.md``, ``summary.json``) lists each step as ran, skipped or failed; the exit
 status is 1 when a step failed, 2 for unusable arguments, else 0.
 
@@ -109,12 +111,16 @@ def step_cuda_tests(out_dir: Path, cuda: bool, why: str, args) -> Step:
 
 
 def step_notebooks(out_dir: Path, cuda: bool, why: str, args) -> Step:
-    backend = "cpu,cuda" if cuda else "cpu"
+    from kb_tools.outputs.notebook_runner import notebook_sources
+
+    backend = "cpu,triton,cuda" if cuda else "cpu,triton"
     command = [sys.executable, "-m", "kb_tools", "notebooks", "--backend", backend,
                "-o", str(out_dir / "notebooks"), *args.notebooks]
     step = run_logged("notebooks", command, out_dir, ["notebooks/"], flag="NB001")
+    names = args.notebooks or [s.stem for s in notebook_sources(ROOT)]
+    step.detail = f"{len(names)} notebooks ({', '.join(names)}); {step.detail}"
     if not cuda and step.status == "ran":
-        step.detail = f"cpu only, CUDA cells skipped: {why}; {step.detail}"
+        step.detail = f"cpu and the Triton interpreter only, CUDA cells skipped: {why}; {step.detail}"
     return step
 
 

@@ -96,3 +96,19 @@ def test_backend_line_names_the_device_of_each_figure(capsys, monkeypatch):
     else:
         assert lines[2:] == ["skipped backend cuda: not available on this machine (torch sees no CUDA device)"] + [
             f"skipped backend {b}: not requested ({backends.ENV_VAR}=cpu,cuda)" for b in backends.available() if b != "cpu"]
+
+
+def test_notebooks_step_runs_the_rule_notebooks_on_the_interpreter(tmp_path):
+    """The notebooks step covers every notebook (the rule notebooks with Triton kernels too) on
+    cpu and the interpreter, and says visibly when the CUDA pass is skipped; one notebook here."""
+    out = tmp_path / "gc"
+    result = gpu_check("-o", str(out), "--steps", "notebooks", "--notebooks", "verification_rules")
+    assert result.returncode == 0, result.stdout + result.stderr
+    step = json.loads((out / "summary.json").read_text())["steps"][0]
+    assert step["status"] == "ran" and "1 notebooks (verification_rules)" in step["detail"]
+    log = (out / "notebooks.log").read_text()
+    assert "--backend cpu,triton" in log.splitlines()[0]
+    assert (out / "notebooks" / "verification_rules.ipynb").is_file()
+    if not torch.cuda.is_available():
+        assert "cpu and the Triton interpreter only, CUDA cells skipped" in step["detail"]
+        assert "skipped" in result.stdout or "CUDA" in result.stdout
