@@ -15,6 +15,34 @@ from conftest import REPO
 SOFTMAX = REPO / "ops" / "softmax.yaml"
 SOFTMAX_ROOT = REPO / "examples" / "softmax"
 
+# A spec the tests edit by replacing its lines: spelled here, so that a change to ops/ never
+# makes an edit miss (it routes like softmax: a row reduction with half dtypes).
+SPEC = """\
+op: hostile
+class_id: "."
+description: >-
+  A row reduction with half inputs, accumulated in float32.
+topologies: [row-reduction]
+properties:
+  dtypes: [float16, bfloat16, float32]
+  ranks: [1, 2, 3, 4]
+  mixed_precision: true
+target: a5
+criteria:
+  float16: cross_check
+  bfloat16: cross_check
+  float32: cross_check
+widening:
+  float16: float32
+  bfloat16: float32
+wrapper: ops/wrappers/softmax_wrapper.py
+"""
+
+
+def spec_with(old: str, new: str) -> str:
+    assert old in SPEC, old
+    return SPEC.replace(old, new, 1)
+
 
 def filled_usage(kbt, out: Path, root: Path = REPO) -> Path:
     """``out/KB_USAGE.json``: the softmax example's filled records, merged against ``root``'s KB."""

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from conftest import REPO
-from hostile_support import SOFTMAX, SOFTMAX_ROOT, filled, filled_usage, load, one_line
+from hostile_support import SOFTMAX, SOFTMAX_ROOT, filled, filled_usage, load, one_line, spec_with
 from test_bad_input_limits import assert_bounded, assert_one_clean_line, run_kbt
 
 NOT_ROOT = pytest.mark.skipif(os.geteuid() == 0, reason="root ignores mode bits; this case needs an unprivileged user")
@@ -60,7 +60,7 @@ def test_integers_past_python_digit_limit_are_refused_with_their_line(tmp_path):
     """Repro 12: a 5000-digit integer raised ValueError in the YAML and JSON readers; waves
     crashed printing 8 * n."""
     spec = tmp_path / "big.yaml"
-    spec.write_text(SOFTMAX.read_text().replace("ranks: [1, 2, 3, 4]", f"ranks: [{BIG}]"))
+    spec.write_text(spec_with("ranks: [1, 2, 3, 4]", f"ranks: [{BIG}]"))
     line = next(i for i, line in enumerate(spec.read_text().splitlines(), 1) if BIG in line)
     assert_one_clean_line(run_kbt("usage", spec.name, "-o", "out", cwd=tmp_path, root=REPO), "big.yaml", "SP011", line=line, exit_code=1)
 
@@ -95,7 +95,7 @@ def test_names_too_long_for_the_file_system_are_findings(kbt, tmp_path):
     one_line(kbt("--kb-root", "x" * 5000, "lint"), "x" * 20, "KB001", exit_code=2)
 
     long_op = tmp_path / "long.yaml"
-    long_op.write_text(SOFTMAX.read_text().replace("op: softmax", "op: " + "s" * 300))
+    long_op.write_text(spec_with("op: hostile", "op: " + "s" * 300))
     review = kbt("review", long_op, root=REPO)
     assert review.code == 0 and "# Design review: " + "s" * 300 in review.out
 
@@ -103,7 +103,7 @@ def test_names_too_long_for_the_file_system_are_findings(kbt, tmp_path):
 def test_a_wrapper_name_too_long_is_one_verify_line(kbt, tmp_path):
     """Repro 13: the selection's 300-character wrapper raised ENAMETOOLONG in kbt verify."""
     spec = tmp_path / "spec.yaml"
-    spec.write_text(SOFTMAX.read_text().replace("wrapper: ops/wrappers/softmax_wrapper.py", "wrapper: " + "w" * 300 + ".py"))
+    spec.write_text(spec_with("wrapper: ops/wrappers/softmax_wrapper.py", "wrapper: " + "w" * 300 + ".py"))
     assert kbt("usage", spec, "-o", tmp_path / "out", root=REPO).code == 0
     result = kbt("verify", tmp_path / "out", "--root", tmp_path, root=REPO)
     assert result.code == 2 and "Traceback" not in result.err
@@ -132,7 +132,7 @@ def test_verify_sorts_findings_with_and_without_a_line(kbt, tmp_path):
     (tmp_path / "k.py").write_text("import pypto.language as pl\nfrom pypto.language import vf\n\n"
                                    "@pl.jit\ndef k(x, y):\n    y[0] = vf.cast(x, 'float32')\n")
     spec = tmp_path / "spec.yaml"
-    spec.write_text(SOFTMAX.read_text().replace("wrapper: ops/wrappers/softmax_wrapper.py", "wrapper: k.py"))
+    spec.write_text(spec_with("wrapper: ops/wrappers/softmax_wrapper.py", "wrapper: k.py"))
     assert kbt("usage", spec, "-o", tmp_path / "out", root=REPO).code == 0
     result = kbt("verify", tmp_path / "out", "--root", tmp_path, root=REPO)
     assert result.code == 1

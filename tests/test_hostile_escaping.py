@@ -10,7 +10,7 @@ import shutil
 from html.parser import HTMLParser
 
 from conftest import REPO
-from hostile_support import SOFTMAX
+from hostile_support import spec_with
 
 PAYLOAD = '<img src=x onerror="document.body.dataset.pwned=1"> <script>alert(1)</script> a | b'
 
@@ -26,9 +26,9 @@ class _Tags(HTMLParser):
 
 
 def _spec_with_description(tmp_path, text):
-    spec = tmp_path / "softmax.yaml"
-    head, rest = SOFTMAX.read_text().split("description: >-\n", 1)
-    spec.write_text(head + "description: " + json.dumps(text) + "\ntopologies:" + rest.split("\ntopologies:", 1)[1])
+    spec = tmp_path / "hostile.yaml"
+    spec.write_text(spec_with("description: >-\n  A row reduction with half inputs, accumulated in float32.\n",
+                              "description: " + json.dumps(text) + "\n"))
     return spec
 
 
