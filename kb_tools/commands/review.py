@@ -74,7 +74,7 @@ def _notebook(args, kb, spec, selection, root, usage) -> int:
     from pathlib import Path
 
     from kb_tools.diagnostics import EXIT_FINDINGS, EXIT_USAGE, fail
-    from kb_tools.outputs.review import page_links
+    from kb_tools.outputs.review import NO_IMPLEMENTATION, page_links
     from kb_tools.outputs.review_checks import ReviewSession
     from kb_tools.outputs.review_notebook import ReviewPlan, build_notebook, execute_review, write_notebook
 
@@ -100,7 +100,8 @@ def _notebook(args, kb, spec, selection, root, usage) -> int:
     failed = [v for v in run.verdicts if v[0] != "PASS"]
     if failed:
         status, check, why = failed[0]
-        print(f"kbt review: {run.executed}: {len(failed)} of {len(run.verdicts)} checks did not pass; first: "
+        lead = "" if spec.wrapper else f"{NO_IMPLEMENTATION} ({spec.op}: the spec names no wrapper); "
+        print(f"kbt review: {run.executed}: {lead}{len(failed)} of {len(run.verdicts)} checks did not pass; first: "
               f"[{status}] {check}: {why}")
         return EXIT_FINDINGS
     print(f"wrote {run.executed} (executed): all {len(run.verdicts)} checks pass")

@@ -34,6 +34,8 @@ class ReviewInputs:
 
 # Where `make run` and `kbt site` put the site, under the repository.
 SITE_DIR = Path("build") / "site"
+# What a review of a spec that names no wrapper says first: there is nothing to review yet.
+NO_IMPLEMENTATION = "no implementation exists yet"
 
 
 def page_links(kb_dir: Path, reader_dir: Path, html: bool) -> tuple[str, str]:
@@ -193,7 +195,7 @@ def render_review(inputs: ReviewInputs) -> str:
     invariants = [row for v in sel.references for row in invariant_claims(v.page, claims, None)]
     statuses = Counter(row.status for row in invariants)
     n_findings = len(getattr(inputs.audit, "findings", []) or [])
-    lines = [f"# Design review: {spec.op}", "",
+    lines = [f"# Design review: {spec.op}{'' if spec.wrapper else f' ({NO_IMPLEMENTATION})'}", "",
              f"{len(sel.constraints)} required constraints, {len(sel.patterns)} patterns, "
              f"{len(invariants)} invariants ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}); "
              f"wrapper audit: {'not run' if inputs.audit is None else f'{n_findings} findings'}.", "",
@@ -247,7 +249,8 @@ def review_inputs(kb: KnowledgeBase, spec: OpSpec, selection: Selection, usage_p
     from kb_tools.contract.usage_shape import load_usage
 
     usage = load_usage(usage_path) if usage_path and is_file(usage_path) else None
-    audit, note = None, "The spec names no wrapper file (`wrapper:` in the spec), so the static invariants were not audited."
+    audit, note = None, (f"{NO_IMPLEMENTATION.capitalize()}: the spec names no wrapper file (`wrapper:` in the spec), "
+                         "so the static invariants were not audited.")
     if spec.wrapper:
         path = Path(source_root) / spec.wrapper
         if is_file(path):
@@ -256,5 +259,5 @@ def review_inputs(kb: KnowledgeBase, spec: OpSpec, selection: Selection, usage_p
             audit = audit_path(path)
             note = f"`kbt audit {spec.wrapper}`: {len(audit.findings)} findings in {', '.join(audit.wrappers) or 'no wrapper'}."
         else:
-            note = f"The spec names `{spec.wrapper}`, which does not exist under `{source_root}`; nothing was audited."
+            note = f"The spec names the wrapper `{spec.wrapper}`, but `{path}` does not exist; nothing was audited."
     return ReviewInputs(kb, spec, selection, usage, audit, note, link_base, link_ext)

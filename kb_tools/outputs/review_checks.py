@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 
 from kb_tools.diagnostics import KbError, KbErrors
+from kb_tools.outputs.review import NO_IMPLEMENTATION
 from kb_tools.kb import vocabulary as V
 
 VERDICT_LINE = re.compile(r"^\[(PASS|FAIL|MISSING)\] ([^:\n]+): (.*)$", re.M)
@@ -166,10 +167,11 @@ class ReviewSession:
         from kb_tools.audit import audit_path
 
         if not self.spec.wrapper:
-            return None, f"the spec {self.spec.path.name} names no wrapper file (add `wrapper:`); the static invariants stay unaudited"
+            return None, (f"{NO_IMPLEMENTATION}: the spec {self.spec.path.name} names no wrapper file (add `wrapper:`); "
+                          "the static invariants stay unaudited")
         path = self.root / self.spec.wrapper
         if not path.is_file():
-            return None, f"the spec names {self.spec.wrapper}, which does not exist under {self.root}"
+            return None, f"{path}: no such file, though the spec {self.spec.path.name} names it as its wrapper; nothing was audited"
         try:
             return audit_path(path), str(path)
         except (KbError, KbErrors) as exc:
@@ -193,13 +195,17 @@ class ReviewSession:
 
     def claims(self) -> Check:
         """``kbt verify``: the claims against the contract, the selection beside them and the audit."""
+        from os.path import relpath
+
         from kb_tools.audit.verify import verify
         from kb_tools.outputs.review import implementation
 
         if self.usage is None:
             return self._record(Check("claims", "MISSING", self.usage_problem))
         try:
-            diags, _ = verify(self.usage_path.parent, self.kb, self.root)
+            # the re-run command it prints names the folder from the repository root, where it is run
+            shown = Path(relpath(self.usage_path.parent, self.root)).as_posix()
+            diags, _ = verify(self.usage_path.parent, self.kb, self.root, shown_dir=shown)
         except (KbError, KbErrors) as exc:
             return self._record(Check("claims", "MISSING", str(exc).splitlines()[0]))
         records = [r for r in self.usage.get("invariants", []) if isinstance(r, dict)]
@@ -212,10 +218,14 @@ class ReviewSession:
             return self._record(Check("claims", "FAIL", f"kbt verify finds {len(errors)} error(s) ({counted}); first: {errors[0]}", table))
         return self._record(Check("claims", "PASS", f"kbt verify passes: {counted}", table))
 
+    @staticmethod
+    def _leg_file(folder: Path, leg: str) -> Path:
+        return next(folder / f"{leg}{s}" for s in TENSOR_SUFFIXES if (folder / f"{leg}{s}").is_file())
+
     def _tensor(self, folder: Path, leg: str):
         from kb_tools.numerics.tensors_io import load
 
-        return load(next(folder / f"{leg}{s}" for s in TENSOR_SUFFIXES if (folder / f"{leg}{s}").is_file()))
+        return load(self._leg_file(folder, leg))
 
     def _tensor_problem(self, dtype: str) -> str | None:
         """Why the saved legs of ``dtype`` cannot be compared, or None when every file is there."""
@@ -227,6 +237,25 @@ class ReviewSession:
         folder = self.root / self.spec.tensors / dtype
         absent = [leg for leg in _legs(criterion) if not any((folder / f"{leg}{s}").is_file() for s in TENSOR_SUFFIXES)]
         return f"no {', '.join(absent)} (.npy or .pt) in {folder}" if absent else None
+
+    def _leg_mismatch(self, folder: Path, dtype: str, tensors: dict) -> str | None:
+        """The first saved leg whose dtype is not the one the spec gives it (the DUT's and the
+        third party's: the declared dtype; the golden's: its policy's, Promote's or the DUT's
+        widening), or whose shape is not the DUT's, named by its file; None when all agree."""
+        from kb_tools.numerics.promote import golden_policy
+        from kb_tools.numerics.verdict import dtype_name
+
+        policy = golden_policy(dtype, self.spec.criteria.get(dtype) == "cross_check", self.spec.widening.get(dtype))
+        wanted = {"dut": dtype, "third_party": dtype, "golden": policy.output}
+        path = {leg: self._leg_file(folder, leg) for leg in tensors}
+        for leg, tensor in tensors.items():
+            if dtype_name(tensor) != wanted[leg]:
+                return f"{path[leg]} holds {dtype_name(tensor)}, but the spec makes the {leg.replace('_', '-')} leg of {dtype} {wanted[leg]}"
+        shape = tuple(tensors["dut"].shape)
+        for leg, tensor in tensors.items():
+            if tuple(tensor.shape) != shape:
+                return f"{path[leg]} has shape {tuple(tensor.shape)}, but the DUT's ({path['dut'].name}) is {shape}"
+        return None
 
     def input_problems(self) -> list[str]:
         """What a check would report MISSING, found without running the checks (for an unexecuted review)."""
@@ -251,6 +280,9 @@ class ReviewSession:
             tensors = {leg: self._tensor(folder, leg) for leg in _legs(criterion)}
         except TensorFileError as exc:
             return self._record(Check(name, "MISSING", str(exc)))
+        mismatch = self._leg_mismatch(folder, dtype, tensors)
+        if mismatch:
+            return self._record(Check(name, "MISSING", mismatch))
         try:
             verdict = judge(criterion, tensors["dut"], tensors["golden"], tensors.get("third_party"), dtype=dtype)
         except ValueError as exc:

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from kb_tools.outputs.review import checklist, markdown_text, page_intro
+from kb_tools.outputs.review import NO_IMPLEMENTATION, checklist, markdown_text, page_intro
 from kb_tools.outputs.review_checks import VERDICT_LINE, has_memory_checks
 
 
@@ -54,7 +54,7 @@ def build_notebook(plan: ReviewPlan, where: Path):
     usage = repr(_rel(plan.usage_path, where)) if plan.usage_path else "None"
     n_invariants = sum(len(v.page.invariants) for v in sel.references)
     cells = [
-        md(f"# Design review: {spec.op}\n\n{markdown_text(spec.description)}\n\n"
+        md(f"# Design review: {spec.op}{'' if spec.wrapper else ' (' + NO_IMPLEMENTATION + ')'}\n\n{markdown_text(spec.description)}\n\n"
            f"{len(sel.constraints)} required constraints, {len(sel.patterns)} patterns and {n_invariants} invariants apply. "
            "The code cells run the checks live through `kb_tools`; each prints one verdict line "
            "(`[PASS]`, `[FAIL]`, or `[MISSING]` when an input it needs is absent). Re-run it with "
