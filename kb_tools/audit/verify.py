@@ -18,8 +18,11 @@ from kb_tools.files.text import is_file
 from kb_tools.kb.pages import KnowledgeBase
 
 
-def verify(out_dir: Path, kb: KnowledgeBase, source_root: Path) -> tuple[list[Diagnostic], str | None]:
-    """(diagnostics, the wrapper file audited or None)."""
+def verify(out_dir: Path, kb: KnowledgeBase, source_root: Path,
+           shown_dir: str | None = None) -> tuple[list[Diagnostic], str | None]:
+    """(diagnostics, the wrapper file audited or None); ``shown_dir`` is ``out_dir`` as a
+    command to copy names it (a review notebook reads it from its own folder, but its reader
+    runs commands from the repository root)."""
     usage_path = Path(out_dir) / USAGE_FILENAME
     diags = list(check_usage(usage_path, kb, source_root))
     selection_path = Path(out_dir) / SELECTION_FILENAME
@@ -27,7 +30,7 @@ def verify(out_dir: Path, kb: KnowledgeBase, source_root: Path) -> tuple[list[Di
     wrapper = sel.get("wrapper") if isinstance(sel, dict) else None
     if not wrapper or not isinstance(wrapper, str):  # a wrong type is the selection schema's finding
         diags.append(Diagnostic(str(selection_path), sel.line_of("op") if hasattr(sel, "line_of") else None, "VF001",
-                                _no_wrapper_message(sel.get("op") if isinstance(sel, dict) else None, out_dir)))
+                                _no_wrapper_message(sel.get("op") if isinstance(sel, dict) else None, shown_dir or out_dir)))
         return sorted(set(diags)), None
     wrapper_path = Path(source_root) / wrapper
     if not is_file(wrapper_path):  # a name too long to look up is not there either
