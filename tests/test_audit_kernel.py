@@ -92,8 +92,8 @@ def test_verify_holds_kernel_claims_against_the_kernel(kbt, tmp_path):
     shutil.copytree(REPO / "examples" / "softmax", example, ignore=shutil.ignore_patterns("__pycache__"))
     kernel_file = example / "ops" / "wrappers" / "softmax_wrapper.py"
     text = kernel_file.read_text()
-    anchor = "    rows = x.movedim(dim, -1)"
-    planted = text.replace(anchor, anchor + "  # planted below: an API the inventory lists as absent\n    vf.cast(rows, pl.FP32)", 1)
+    anchor = "        running_sum = tl.zeros((), tl.float32)"
+    planted = text.replace(anchor, anchor + "  # planted below: an API the inventory lists as absent\n        vf.cast(running_sum, pl.FP32)", 1)
     assert planted != text
     kernel_file.write_text(planted)
     result = kbt("verify", example, "--root", example)

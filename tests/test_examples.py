@@ -77,7 +77,8 @@ def test_worked_example_own_tests_pass():
 def test_verify_catches_a_host_contiguous(kbt, example_copy):
     wrapper = example_copy / "ops" / "wrappers" / "softmax_wrapper.py"
     text = wrapper.read_text()
-    planted = text.replace("    dim = dim % x.ndim\n", "    dim = dim % x.ndim\n    x = x.contiguous()\n")
+    allocation = "    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)\n"
+    planted = text.replace(allocation, "    x = x.contiguous()\n" + allocation)
     assert planted != text
     wrapper.write_text(planted)
     result = kbt("verify", example_copy, "--root", example_copy)

@@ -1,13 +1,18 @@
 """The worked softmax operator's own tests: the runtime invariants its KB_USAGE.json claims.
 
 Run with ``python -m pytest examples/softmax/test_softmax.py`` (``tests/test_examples.py`` does).
-Everything runs on the CPU through the stand-in ``pypto_pro`` package beside this file.
+The kernel runs on Triton's interpreter (``conftest.py`` sets TRITON_INTERPRET=1 where no CUDA
+device is present) or on CUDA; inputs go to the kernel's device and results come back.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+
+import json
+import shutil
+import subprocess
 
 import pytest
 import torch
@@ -26,10 +31,34 @@ from kb_tools.numerics.metrics import compute  # noqa: E402
 from kb_tools.numerics.promote import case_mode  # noqa: E402
 from kb_tools.numerics.tensors_io import load  # noqa: E402
 from kb_tools.runtime.trace import trace_call  # noqa: E402
-from ops.wrappers.softmax_wrapper import softmax_kernel, softmax_wrapper  # noqa: E402
+from ops.wrappers import softmax_wrapper as delivered  # noqa: E402
 
 SPEC = yaml.safe_load((HERE.parents[1] / "ops" / "softmax.yaml").read_text())
 DTYPES = list(prototype.SUPPORTED_DTYPES)
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def run(x, dim=-1):
+    """The delivered wrapper on the kernel's device; the result on the CPU."""
+    return delivered.softmax_wrapper(x.to(DEVICE), dim).cpu()
+
+
+class Launches:
+    """Stands in for the kernel object in the wrapper's module and counts ``kernel[grid](...)``."""
+
+    def __init__(self, kernel):
+        self.kernel, self.count = kernel, 0
+
+    def __getitem__(self, grid):
+        self.count += 1
+        return self.kernel[grid]
+
+
+@pytest.fixture
+def launches(monkeypatch):
+    counter = Launches(delivered.softmax_kernel)
+    monkeypatch.setattr(delivered, "softmax_kernel", counter)
+    return counter
 
 
 def saved(dtype: str, leg: str):
@@ -57,7 +86,8 @@ def test_case_is_three_party_from_declared_criteria():
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_saved_tensors_reproduce_and_pass_cross_check(dtype):
     legs = make_tensors.run_legs(dtype, device="cpu")
-    for leg in ("input", "dut", "golden", "third_party"):
+    interpreted = make_tensors.kernel_device() == "cpu"  # compiled exp may differ in the last bit: judged below
+    for leg in ("input", "dut", "golden", "third_party") if interpreted else ("input", "golden", "third_party"):
         assert torch.equal(legs[leg], saved(dtype, leg)), f"{dtype} {leg} no longer matches the saved tensor"
     assert legs["third_party"].dtype == legs["dut"].dtype  # leg dtypes match the DUT
     # the golden sits one step above both same-precision legs (Promote: fp16/bf16 -> fp32, fp32 -> fp64)
@@ -87,52 +117,88 @@ def test_fp32_accumulator_where_fp16_would_overflow():
     n = 70_000  # a row of zeros: the fp16 sum of exp(0) overflows at 65504
     x = torch.zeros(1, n, dtype=torch.float16)
     assert torch.isinf(torch.exp(x).sum(dtype=torch.float16))
-    y = softmax_wrapper(x)
+    y = run(x)
     assert torch.isfinite(y).all() and torch.allclose(y.float(), torch.full((1, n), 1 / n), rtol=1e-3)
 
 
 def test_bf16_exponential_widened():
     x = torch.linspace(-20, 20, 1001, dtype=torch.bfloat16)
     wide = torch.softmax(x.float(), 0)
-    assert (softmax_wrapper(x).float() - wide).abs().max() <= (torch.softmax(x, 0).float() - wide).abs().max()
+    assert (run(x).float() - wide).abs().max() <= (torch.softmax(x, 0).float() - wide).abs().max()
 
 
-def test_launches_once_on_every_path_and_rejects_before_launch():
-    before = softmax_kernel.launches
-    for x, dim in ((torch.randn(2, 3), -1), (torch.randn(2, 3, 4).transpose(0, 2), 1), (torch.empty(0, 4), 0)):
-        softmax_wrapper(x, dim)
-    assert softmax_kernel.launches == before + 3
+def test_launches_once_on_every_path_and_rejects_before_launch(launches):
+    cases = ((torch.randn(2, 3), -1), (torch.randn(2, 3, 4).transpose(0, 2), 1), (torch.empty(0, 4), 0),
+             (torch.empty(3, 0), 1), (torch.tensor(2.5), 0), (torch.tensor(2.5), -1))
+    for x, dim in cases:
+        y = run(x, dim)
+        assert torch.equal(y, torch.softmax(x, dim)) or torch.allclose(y, torch.softmax(x, dim), rtol=1e-6, atol=1e-7)
+    assert launches.count == len(cases)
     for bad, error in ((torch.ones(3, dtype=torch.int32), TypeError), (torch.ones(1, 1, 1, 1, 1), ValueError),
-                       (torch.tensor(1.0), ValueError)):
+                       ([1.0, 2.0], TypeError)):
         with pytest.raises(error, match="softmax: "):
-            softmax_wrapper(bad)
-    with pytest.raises(IndexError):
-        softmax_wrapper(torch.ones(2, 2), dim=2)
-    assert softmax_kernel.launches == before + 3
+            delivered.softmax_wrapper(bad)
+    for x, dim in ((torch.ones(2, 2), 2), (torch.tensor(1.0), 1)):
+        with pytest.raises(IndexError, match="softmax: "):
+            delivered.softmax_wrapper(x, dim=dim)
+    assert launches.count == len(cases)
 
 
 def test_nothing_dispatched_outside_the_kernel():
+    from triton.runtime.interpreter import GridExecutor
+
     x = torch.randn(4, 300, 3).transpose(0, 2)
-    trace = trace_call(softmax_wrapper, x, 1, kernels=[softmax_kernel.body], backend="cpu")
+    trace = trace_call(delivered.softmax_wrapper, x, 1, kernels=[GridExecutor.__call__], backend="cpu")
     assert trace.violations == [] and any(o.where == "kernel" for o in trace.ops)
+    assert [o.op for o in trace.ops if o.where == "wrapper"] == ["empty.memory_format"]  # y only
 
 
 def test_strided_input_is_read_where_it_lies():
     base = torch.randn(6, 520)
     x = base[:, ::2].t()  # non-contiguous, storage offset 0, axis 0 strided
     assert not x.is_contiguous()
-    assert torch.allclose(softmax_wrapper(x, 0), torch.softmax(x, 0), atol=1e-7)
+    assert torch.allclose(run(x, 0), torch.softmax(x, 0), atol=1e-7)
 
 
 def test_boundary_semantics():
     x = torch.randn(3, 4)
-    assert torch.equal(softmax_wrapper(x, -1), softmax_wrapper(x, 1))
-    assert torch.equal(softmax_wrapper(torch.randn(5, 1), 1), torch.ones(5, 1))
-    assert softmax_wrapper(torch.empty(2, 0), 1).shape == (2, 0)
-    y = softmax_wrapper(torch.tensor([[0.0, float("nan")], [0.0, float("inf")]]))
+    assert torch.equal(run(x, -1), run(x, 1))
+    assert torch.equal(run(torch.randn(5, 1), 1), torch.ones(5, 1))
+    assert run(torch.empty(2, 0), 1).shape == (2, 0)
+    assert torch.equal(run(torch.tensor(-3.0), 0), torch.tensor(1.0))  # 0-d: one row of one
+    y = run(torch.tensor([[0.0, float("nan")], [0.0, float("inf")]]))
     assert torch.isnan(y[0]).all() and torch.isnan(y[1, 1])
 
 
 def test_order_fixed_per_configuration():
     x = torch.randn(3, 1000, dtype=torch.float16)
-    assert torch.equal(softmax_wrapper(x), softmax_wrapper(x))
+    assert torch.equal(run(x), run(x))
+
+
+def test_bf16_store_rounds_to_nearest_even():
+    """The bf16 narrowing is round to nearest even, as torch's and compiled Triton's."""
+    x = torch.randn(7, 1500).to(torch.bfloat16)
+    assert torch.equal(run(x), torch.softmax(x.float(), -1).to(torch.bfloat16))
+
+
+def test_planted_golden_that_casts_back_is_caught(tmp_path):
+    """A copy whose golden narrows its Promote-raised result: kbt audit reports GD102 there (the
+    code of the no-float-cast-in-source claim) and the runtime test of the golden's dtype fails."""
+    copy = tmp_path / "examples" / "softmax"
+    shutil.copytree(HERE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "ops").mkdir()
+    shutil.copy(HERE.parents[1] / "ops" / "softmax.yaml", tmp_path / "ops")
+    golden = copy / "legs" / "golden.py"
+    text = golden.read_text()
+    planted = text.replace("return torch.softmax(x, dim=dim)", "return torch.softmax(x, dim=dim).to(torch.float16)")
+    assert planted != text
+    golden.write_text(planted)
+    proc = subprocess.run([sys.executable, "-m", "kb_tools", "audit", str(copy), "--format", "json"],
+                          cwd=HERE.parents[1], capture_output=True, text=True, timeout=120)
+    found = [(f["code"], Path(f["path"]).name, f["line"]) for f in json.loads(proc.stdout)["findings"]]
+    line = planted.splitlines().index("    return torch.softmax(x, dim=dim).to(torch.float16)") + 1
+    assert proc.returncode == 1 and found == [("GD102", "golden.py", line)], found
+    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                            f"{copy / 'test_softmax.py'}::test_golden_casts_nothing"],
+                           cwd=HERE.parents[1], capture_output=True, text=True, timeout=300)
+    assert tests.returncode == 1 and "test_golden_casts_nothing" in tests.stdout, tests.stdout[-2000:]
