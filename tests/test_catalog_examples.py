@@ -1,4 +1,5 @@
-"""The worked catalog operators whose kernels are Triton (add, floor_divide, mean, foreach_add):
+"""The worked catalog operators whose kernels are Triton (add, floor_divide, mean, foreach_add,
+bernoulli, cat):
 each passes ``kbt verify``, audits clean, has a fully filled, honest KB_USAGE.json and small
 saved legs for every declared dtype, and its own tests pass with the kernel running on
 Triton's interpreter (each example's tests plant their own violation in a copy and show the
@@ -17,7 +18,7 @@ from conftest import REPO
 from kb_tools.contract.specs import load_spec
 from kb_tools.kb.pages import load_kb
 
-OPS = ("add", "floor_divide", "mean", "foreach_add")
+OPS = ("add", "floor_divide", "mean", "foreach_add", "bernoulli", "cat")
 SMALL = 64 * 1024  # bytes per saved leg
 
 

@@ -23,6 +23,11 @@ if str(HERE) not in sys.path:  # the example's own packages: ops/ and legs/
 SHAPE, P, SEED, OFFSET = (3, 700), 0.3, 2026, 8
 
 
+def kernel_device() -> str:
+    """Where the kernel runs: the CPU under Triton's interpreter, else the CUDA device."""
+    return "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
+
+
 def run_legs(dtype: str, device: str | None = "cpu") -> dict:
     """{leg name: tensor} for one dtype; ``device`` is the third-party leg's (None: CUDA when present)."""
     import torch
@@ -34,7 +39,7 @@ def run_legs(dtype: str, device: str | None = "cpu") -> dict:
 
     x = torch.zeros(SHAPE, dtype=getattr(torch, dtype))
     policy = golden_policy(dtype, three_party=False, dut_widening=None)
-    return {"input": x, "dut": bernoulli_wrapper(x, P, SEED, OFFSET),
+    return {"input": x, "dut": bernoulli_wrapper(x.to(kernel_device()), P, SEED, OFFSET).cpu(),
             "golden": run_leg(policy, lambda t: golden_bernoulli(t, P, SEED, OFFSET), x),
             "third_party": third_party_bernoulli(x, P, SEED, device)}
 

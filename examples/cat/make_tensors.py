@@ -5,8 +5,8 @@
 The DUT is the delivered wrapper's Triton kernel, run on Triton's interpreter (CPU) so the
 saved bits reproduce on any machine. The case joins four tensors along dim -2 of rank 3:
 extents 5, 0, 7 and 2, so the extents are unequal and one is zero; the third input is a
-transposed (non-contiguous) view. Per dtype: the inputs (``input_0`` .. ``input_3``, saved
-contiguous), the DUT, the golden (``torch.cat``) and the third-party leg (``torch.cat``
+transposed (non-contiguous) view. Per dtype: the inputs (``input``, then ``input_1`` ..
+``input_3``, saved contiguous), the DUT, the golden (``torch.cat``) and the third-party leg (``torch.cat``
 on the CPU), in ``tensors/<dtype>/`` (``.npy``; bfloat16 as ``.pt``).
 """
 
@@ -43,6 +43,11 @@ def make_inputs(dtype: str) -> list:
     return tensors
 
 
+def kernel_device() -> str:
+    """Where the kernel runs: the CPU under Triton's interpreter, else the CUDA device."""
+    return "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
+
+
 def run_legs(dtype: str, device: str | None = "cpu") -> dict:
     """{leg name: tensor} for one dtype; ``device`` is the third-party leg's (None: CUDA when present)."""
     from kb_tools.numerics.promote import golden_policy, run_leg
@@ -52,8 +57,8 @@ def run_legs(dtype: str, device: str | None = "cpu") -> dict:
 
     tensors = make_inputs(dtype)
     policy = golden_policy(dtype, three_party=False, dut_widening=None)
-    legs = {f"input_{i}": t for i, t in enumerate(tensors)}
-    legs.update(dut=cat_wrapper(tensors, DIM), golden=run_leg(policy, lambda *ts: golden_cat(ts, DIM), *tensors),
+    legs = {("input" if i == 0 else f"input_{i}"): t for i, t in enumerate(tensors)}
+    legs.update(dut=cat_wrapper([t.to(kernel_device()) for t in tensors], DIM).cpu(), golden=run_leg(policy, lambda *ts: golden_cat(ts, DIM), *tensors),
                 third_party=third_party_cat(tensors, DIM, device))
     return legs
 
