@@ -11,7 +11,6 @@ third-party leg runs. Written to ``tensors/<dtype>/{input,other,dut,golden}.npy`
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
@@ -46,21 +45,11 @@ def run_legs(dtype: str) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(HERE / "tensors"), help="folder to write (default: tensors/ beside this file)")
-    args = parser.parse_args(argv)
     os.environ.setdefault("TRITON_INTERPRET", "1")  # the saved DUT is the interpreter's run
-    import numpy as np
-
+    from kb_tools.numerics.saved_legs import write_legs
     from ops.prototypes.floor_divide import SUPPORTED_DTYPES
 
-    for dtype in SUPPORTED_DTYPES:
-        folder = Path(args.out) / dtype
-        folder.mkdir(parents=True, exist_ok=True)
-        for leg, tensor in run_legs(dtype).items():
-            np.save(folder / f"{leg}.npy", tensor.contiguous().numpy())
-            print(folder / f"{leg}.npy")
-    return 0
+    return write_legs(run_legs, SUPPORTED_DTYPES, HERE / "tensors", __doc__.splitlines()[0], argv)
 
 
 if __name__ == "__main__":
