@@ -69,8 +69,9 @@ TARGETS = ("a2", "a3", "a5")
 
 IMPLEMENTATION_STATUSES = ("implemented", "deviated", "not_applicable")
 
-# TTK's criteria (ttk/core_modules/comparison/registry.py); quant is for quantising int8 outputs.
-CRITERIA = ("binary_equal", "close", "mix_tolerance", "stat_rel_err", "cross_check", "quant")
+# TTK's criteria (ttk/core_modules/comparison/registry.py); quant is for quantising int8 outputs;
+# gym_gate is the PyPTO-Pro samples' check (mixed tolerance plus the MERE/MARE gates, numerics/gym_gate.py).
+CRITERIA = ("binary_equal", "close", "mix_tolerance", "stat_rel_err", "cross_check", "quant", "gym_gate")
 
 FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2")
 HALF_DTYPES = ("float16", "bfloat16")

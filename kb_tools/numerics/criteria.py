@@ -19,6 +19,7 @@ from kb_tools.numerics import chunks, metrics, onepass, routing
 from kb_tools.numerics import tolerances as tol
 from kb_tools.numerics.bitwise import binary_equal, quant
 from kb_tools.numerics.cross_check import cross_check, cross_check_with_metrics
+from kb_tools.numerics.gym_gate import gym_gate
 from kb_tools.numerics.verdict import Verdict, dtype_name, empty, finish
 
 
@@ -266,6 +267,9 @@ def _apply(criterion, dut, golden, third_party, dtype, level, with_metrics: bool
         v, legs = cross_check_with_metrics(dut, golden, third_party, dtype, level or tol.DEFAULT_LEVEL, with_metrics)
     elif chosen.applied == "close":
         v = close(dut, golden, dtype)
+        legs = {"dut": metrics.compute(dut, golden, dtype)} if with_metrics else {}
+    elif chosen.applied == "gym_gate":  # the PyPTO-Pro samples' check, not TTK's
+        v = gym_gate(dut, golden, dtype)
         legs = {"dut": metrics.compute(dut, golden, dtype)} if with_metrics else {}
     else:
         v, dut_metrics = _pair_criterion(chosen.applied, dut, golden, dtype, with_metrics)

@@ -87,6 +87,9 @@ def route(requested: str, dtype: str) -> Route:
         raise ValueError(f"unknown dtype {dtype!r}")
     if criterion == "cross_check" and dtype not in tol.SMALL_VALUE:
         raise ValueError(f"cross_check supports {', '.join(tol.SMALL_VALUE)} only (TTK), not {dtype}")
+    if criterion == "gym_gate" and dtype not in tol.GYM_GATE_DTYPES:
+        raise ValueError(f"gym_gate has rows for {', '.join(tol.GYM_GATE_DTYPES)} only (the PyPTO-Pro samples' "
+                         f"precision_compare.py), not {dtype}")
     return Route(criterion, None)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # The names a verdict can carry (what was applied); aliases live in routing.py.
-CRITERIA = ("binary_equal", "close", "mix_tolerance", "stat_rel_err", "cross_check", "quant")
+CRITERIA = ("binary_equal", "close", "mix_tolerance", "stat_rel_err", "cross_check", "quant", "gym_gate")
 
 # Relative error |a - g| / (|g| + REL_EPS): stat_rel_err's FLOOR and cross_check's ε.
 REL_EPS = 1e-7
@@ -76,6 +76,12 @@ SMALL_COUNT_RATIO = 2.0  # DUT error count / max(third-party error count, 1) mus
 # quant: |a - g| <= 1 on int4/int8 outputs declared quantised; ptol 0 by default.
 QUANT_DTYPES = ("int8", "int4")
 QUANT_ABS_LIMIT = 1
+
+
+# gym_gate (numerics/gym_gate.py), not TTK's: the PyPTO-Pro samples' check reads MIX_TOLERANCE's
+# and STAT_REL_ERR's rows, and its mixed-tolerance table (hicann/pypto-gym precision_compare.py
+# at b35e864) has these dtypes only.
+GYM_GATE_DTYPES = ("float16", "bfloat16", "float32", "float64")
 
 
 def mix_row(dtype: str) -> MixTolerance:
