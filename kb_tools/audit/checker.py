@@ -17,11 +17,23 @@ import ast
 from dataclasses import dataclass, field
 
 from kb_tools.audit import tables as tb
+from kb_tools.audit.buffers import same_buffer
 from kb_tools.audit.evidence import tensor_evidence, torch_name
 from kb_tools.audit.findings import RawFinding, method_pos
 from kb_tools.audit.host_ops import HostOperations
 from kb_tools.audit.kind_flow import KindFlow, declared_kind
-from kb_tools.audit.kinds import K, P, S, T, U, flat, is_python, is_tensor, join, merge_envs
+from kb_tools.audit.kinds import (
+    K,
+    P,
+    S,
+    T,
+    U,
+    flat,
+    is_python,
+    is_tensor,
+    join,
+    merge_envs,
+)
 from kb_tools.audit.launches import LaunchCounting
 from kb_tools.audit.module import FUNCTION_DEFS
 from kb_tools.audit.names import bind_import, qualname
@@ -205,9 +217,10 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             self.branches(*runs, lambda: None)
 
     def track_outputs(self, s: ast.Assign) -> None:
-        """Which wrapper-level names hold a ``torch.empty`` and what each name was made from,
-        so that a buffer the wrapper never returns can be told from an output."""
-        used = {n.id for n in ast.walk(s.value) if isinstance(n, ast.Name)}
+        """Which wrapper-level names hold a ``torch.empty`` and which names hand on a buffer's
+        data (``out = y``, ``y.view(...)``, ``y if c else z``: ``buffers.same_buffer``), so that
+        a buffer the wrapper never returns can be told from an output."""
+        used = same_buffer(s.value)
         value = s.value
         for target in s.targets:
             for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
@@ -428,7 +441,9 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         if torch_name(q) is not None:
             return self.torch_call(e, torch_name(q))
         if q is not None and q.split(".")[0] in tb.PYTHON_VALUE_MODULES:
-            self.args(e)
+            if any(is_tensor(k) for k in self.args(e)):  # triton.cdiv(lens, b) of a tensor is tensor arithmetic
+                self.emit((e.lineno, e.col_offset), "WB107", f"{q}() of a tensor computes on the host", q)
+                return T
             return P
         if isinstance(func, (ast.Name, ast.Attribute)) and (found := self.defined(func)) is not None:
             return self.call_helper(e, found[1], found[0])

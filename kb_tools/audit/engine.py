@@ -36,6 +36,7 @@ class Finding:
     wrapper: str | None  # the first wrapper (by line) that reaches this line
     also: tuple[str, ...] = ()  # the other wrappers that reach it (a shared helper)
     helper: str | None = None  # the helper the line sits in, None when in a wrapper itself
+    homes: tuple[str, ...] = ()  # the file of each wrapper in ``wrappers`` (a helper's may be another's)
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"
@@ -47,6 +48,11 @@ class Finding:
     @property
     def wrappers(self) -> tuple[str, ...]:
         return ((self.wrapper,) if self.wrapper else ()) + self.also
+
+    @property
+    def reached_from(self) -> tuple[tuple[str, str], ...]:
+        """(file, name) of each wrapper reaching the line: names alone repeat across files."""
+        return tuple(zip(self.homes or (self.path,) * len(self.wrappers), self.wrappers))
 
     def to_json(self) -> dict:
         doc = {"path": self.path, "line": self.line, "col": self.col, "code": self.code,
@@ -107,8 +113,9 @@ class AuditResult:
                 continue
             old, waived = index[key]
             mine, theirs = (f, old) if f.helper is None and old.helper is not None else (old, f)
-            names = list(mine.wrappers) + [n for n in theirs.wrappers if n not in mine.wrappers]
-            index[key] = (replace(mine, wrapper=names[0] if names else None, also=tuple(names[1:])), waived)
+            pairs = list(mine.reached_from) + [p for p in theirs.reached_from if p not in mine.reached_from]
+            index[key] = (replace(mine, wrapper=pairs[0][1] if pairs else None, also=tuple(n for _, n in pairs[1:]),
+                                  homes=tuple(h for h, _ in pairs)), waived)
         ordered = [index[k] for k in sorted(index)]
         self.findings = [f for f, waived in ordered if not waived]
         self.suppressed = [f for f, waived in ordered if waived]
@@ -170,10 +177,10 @@ def audit_source(text: str, path: str = "<source>", *, wrapper_patterns=(), laun
     return audit_parsed(parsed, None, **options)[0]
 
 
-Reached = dict[tuple, tuple[RawFinding, list[str]]]  # (line, col, code) -> the finding, the wrappers reaching it
+Reached = dict[tuple, tuple[RawFinding, list[tuple[str, str]]]]  # (line, col, code) -> the finding, (file, wrapper) reaching it
 
 
-def _reach(reached: Reached, f: RawFinding, wrapper: str) -> None:
+def _reach(reached: Reached, f: RawFinding, wrapper: tuple[str, str]) -> None:
     """One finding per (line, column, code), with every wrapper that reaches it; a line that
     is its own wrapper's is told without "in helper" even when another wrapper calls it."""
     key = (f.line, f.col, f.code)
@@ -212,7 +219,7 @@ def audit_parsed(parsed: Parsed, tree, *, select: set[str] | None = None, famili
             hint = "" if module.launchers else " (no kernel is defined in this file; name an imported one with --launcher)"
             raw.append(RawFinding(fn.lineno, fn.col_offset, "WB109", f"wrapper `{fn.name}` launches no kernel{hint}"))
         for f in raw:
-            _reach(reached if f.path is None else elsewhere.setdefault(f.path, {}), f, fn.name)
+            _reach(reached if f.path is None else elsewhere.setdefault(f.path, {}), f, (path, fn.name))
     kernels = module.pl_kernels
     if result.wrapper_info:  # a file that delivers a wrapper delivers one @pl.jit kernel
         for extra in kernels[1:]:
@@ -248,7 +255,8 @@ def place(path: str, text: str, reached: Reached, select: set[str] | None, polic
             continue
         message = f.message + (STRICT_ONLY if policy.name == "strict" and strict_only(f.code, f.op) else "")
         finding = Finding(path, f.line, _char_col(lines, f.line, f.col), f.code, message,
-                          names[0] if names else None, tuple(names[1:]), f.helper)
+                          names[0][1] if names else None, tuple(n for _, n in names[1:]), f.helper,
+                          tuple(h for h, _ in names))
         source = lines[f.line - 1] if 0 < f.line <= len(lines) else ""
         out.append(Placed(finding, f.code in waived.get(f.line, ()), source))
     return out

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 
+from kb_tools.audit.buffers import same_buffer
 from kb_tools.audit.kinds import K, U
 from kb_tools.audit.module import launch_target
 
@@ -34,7 +35,7 @@ class LaunchCounting:
         frame.returns.append(kind)
         frame.return_counts |= counts
         if len(self.frames) == 1 and s.value is not None and not self.nested:
-            self.returned.update(n.id for n in ast.walk(s.value) if isinstance(n, ast.Name))
+            self.returned.update(same_buffer(s.value))
         self.counts = frozenset()
 
     def is_launch(self, call) -> bool:

@@ -80,8 +80,7 @@ def _location(uri: str, under_root: bool, line: int, col: int | None = None) -> 
 
 def _sarif_results(result: AuditResult, root: Path, index: dict[str, int], seen: dict, elsewhere: dict) -> list[dict]:
     uri, under_root = relative_uri(result.path, root)
-    here = {w.name: (uri, under_root, w.line) for w in result.wrapper_info}
-    wrapper_lines = {**elsewhere, **here}  # a helper in another module: its wrappers sit in their own files
+    wrapper_lines = elsewhere  # (file, name) -> location: a helper's wrappers may sit in other files
     out = []
     for f, suppressed in [(f, False) for f in result.findings] + [(f, True) for f in result.suppressed]:
         source = result.source_lines.get(f.line, "")
@@ -95,11 +94,11 @@ def _sarif_results(result: AuditResult, root: Path, index: dict[str, int], seen:
             "locations": [_location(uri, under_root, f.line, f.col)],
             "partialFingerprints": {FINGERPRINT_KEY: fingerprint(f.code, uri, f.wrapper, source, seen[key])},
         }
-        related = [(i, name) for i, name in enumerate(f.wrappers) if name in wrapper_lines]
+        related = [(i, pair) for i, pair in enumerate(f.reached_from) if pair in wrapper_lines]
         if f.helper and related:
             entry["relatedLocations"] = [
-                {"id": i, **_location(*wrapper_lines[name]), "message": {"text": f"reached from wrapper `{name}`"}}
-                for i, name in related]
+                {"id": i, **_location(*wrapper_lines[pair]), "message": {"text": f"reached from wrapper `{pair[1]}`"}}
+                for i, pair in related]
         if suppressed:
             entry["suppressions"] = [{"kind": "inSource", "justification": f"# kbt: ignore[{f.code}]"}]
         out.append(entry)
@@ -122,7 +121,7 @@ def sarif_report(results: list[AuditResult], root: Path | None = None) -> str:
     elsewhere: dict = {}
     for r in results:
         for w in r.wrapper_info:
-            elsewhere.setdefault(w.name, (*relative_uri(r.path, root), w.line))
+            elsewhere.setdefault((r.path, w.name), (*relative_uri(r.path, root), w.line))
     sarif_results = [x for r in results for x in _sarif_results(r, root, index, seen, elsewhere)]
     doc = {
         "$schema": SARIF_SCHEMA,
