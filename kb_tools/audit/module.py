@@ -111,15 +111,14 @@ def _torch_module(value, aliases: dict[str, str]) -> str | None:
 
 def _returns_kernel(fn, launchers: set[str], aliases: dict[str, str]) -> bool:
     """Does ``fn`` return a kernel: a known one, a ``@jit`` function it defines, or ``jit(...)``?"""
-    local = {n.name for n in ast.walk(fn) if isinstance(n, FUNCTION_DEFS) and n is not fn and jit_flavour(n, aliases)}
+    local, returned = set(), []
     for node in ast.walk(fn):
-        if isinstance(node, ast.Return) and node.value is not None:
-            v = node.value
-            if isinstance(v, ast.Name) and v.id in launchers | local:
-                return True
-            if isinstance(v, ast.Call) and (qualname(v.func, aliases) or "").endswith(".jit"):
-                return True
-    return False
+        if isinstance(node, FUNCTION_DEFS) and node is not fn and jit_flavour(node, aliases):
+            local.add(node.name)
+        elif isinstance(node, ast.Return) and node.value is not None:
+            returned.append(node.value)
+    return any(isinstance(v, ast.Name) and v.id in launchers | local
+               or isinstance(v, ast.Call) and (qualname(v.func, aliases) or "").endswith(".jit") for v in returned)
 
 
 class Segments:
@@ -147,8 +146,11 @@ class ModuleInfo:
         self.functions: list[FunctionInfo] = []
         self._scan(tree.body, top=True)
         self.launchers = set(self.kernels) | set(launchers)
-        # ``factory(n)(...)``: a function that returns a kernel; calling it is where the launch is read
-        self.launchers |= {f.name for f in self.functions if f.top and _returns_kernel(f.node, self.launchers, self.aliases)}
+        # ``factory(n)(...)``: a function that returns a kernel; calling it is where the launch is read.
+        # Only a file that defines or names a kernel can hold one (a cheap test on its text first).
+        if self.launchers or text is None or "jit" in text:
+            self.launchers |= {f.name for f in self.functions
+                               if f.top and _returns_kernel(f.node, self.launchers, self.aliases)}
         self.helpers = {f.name: f.node for f in self.functions if f.top}
         self.info = {id(f.node): f for f in self.functions}
         self.evidence: dict[int, set[str]] = {}  # per function: names it uses as tensors (a cache)

@@ -20,7 +20,7 @@ from kb_tools.audit.module import ModuleInfo
 from kb_tools.diagnostics import KbError
 
 MAX_REEXPORTS = 4  # ``from .a import f`` in a package's __init__, re-exported again, ...
-MAX_CACHED = 256  # parsed modules kept at once (each holds its tree)
+MAX_CACHED = 64  # parsed import targets kept at once (each holds its tree)
 
 
 @dataclass
@@ -68,24 +68,28 @@ class Tree:
         self._cache: OrderedDict[Path, Parsed | None] = OrderedDict()
 
     def module(self, path: Path, strict: bool = False) -> Parsed | None:
-        """The parsed module at ``path``. ``strict``: a file that cannot be used raises its
-        one-line KbError; otherwise (an import target) it resolves nothing."""
+        """The parsed module at ``path``. ``strict`` (a file being audited): parsed afresh
+        unless an import already holds it, never kept, and a file that cannot be used raises
+        its one-line KbError. Otherwise (an import target) kept in the bounded cache, and an
+        unusable file resolves nothing. Few trees stay alive: Python's collector walks every
+        live object, so holding thousands of syntax trees would slow the whole run."""
         path = Path(path)
         if path in self._cache:
             self._cache.move_to_end(path)
-            parsed = self._cache[path]
-            if parsed is not None or not strict:
-                return parsed
+            return self._cache[path] if self._cache[path] is not None or not strict else self._load(path, self._name(path))
+        if strict:
+            return self._load(path, self._name(path))
         try:
-            parsed = self._load(path, self.name_of.get(path, path.stem))
+            parsed = self._load(path, self._name(path))
         except KbError:
-            if strict:
-                raise
             parsed = None
         self._cache[path] = parsed
         if len(self._cache) > MAX_CACHED:
             self._cache.popitem(last=False)
         return parsed
+
+    def _name(self, path: Path) -> str:
+        return self.name_of.get(path, path.stem)
 
     def absolute(self, importer: Parsed, level: int, module: str | None) -> str | None:
         """``from ..x import y`` inside ``importer``: the dotted name of ``..x``."""
