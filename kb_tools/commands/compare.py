@@ -12,8 +12,8 @@ def configure(parser):
     parser.add_argument("--criterion", choices=REQUESTABLE, default="mix_tolerance",
                         help="TTK criterion, or TTK's spelling of one (mixed, isclose, binary); integer and bool "
                              "outputs are judged by binary_equal whatever is asked, as TTK does; quant is for an "
-                             "int4/int8 output the operator declares quantised (default: mix_tolerance, TTK's "
-                             "default)")
+                             "int4/int8 output the operator declares quantised; gym_gate is the PyPTO-Pro samples' "
+                             "check, mix_tolerance plus the MERE/MARE gates (default: mix_tolerance, TTK's default)")
     parser.add_argument("--level", choices=("L0", "L1", "L2"), default="L1", help="cross_check level (default: L1)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
 
