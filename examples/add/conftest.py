@@ -1,9 +1,7 @@
-"""Run the Triton kernel on the CPU through Triton's interpreter unless a CUDA device is there.
-Set before the kernel module is imported: Triton reads it when ``@triton.jit`` runs."""
+"""Run the Triton kernel on the CPU through Triton's interpreter: the tests hand it CPU tensors.
+Set before anything imports triton (Triton reads it at import and at ``@triton.jit``); a CUDA
+run is another process, with the variable unset and CUDA tensors."""
 
 import os
 
-import torch
-
-if not torch.cuda.is_available():
-    os.environ.setdefault("TRITON_INTERPRET", "1")
+os.environ.setdefault("TRITON_INTERPRET", "1")

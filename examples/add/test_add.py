@@ -1,7 +1,7 @@
 """The worked add operator's own tests: the runtime invariants its KB_USAGE.json claims.
 
 Run with ``python -m pytest examples/add/test_add.py``. ``conftest.py`` puts Triton on its
-interpreter when no CUDA device is there, so the delivered kernel itself runs on the CPU.
+interpreter (the tests hand it CPU tensors), so the delivered kernel itself runs on the CPU.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The worked floor_divide operator's own tests: the runtime invariants its KB_USAGE.json claims.
 
 Run with ``python -m pytest examples/floor_divide/test_floor_divide.py``. ``conftest.py`` puts
-Triton on its interpreter when no CUDA device is there, so the delivered kernel runs here.
+Triton on its interpreter (the tests hand it CPU tensors), so the delivered kernel runs here.
 INT_MIN // -1 is never executed by torch in this process (it traps at int32 and int64
 width); the comparisons with torch leave those positions to the guarded golden.
 """

@@ -1,7 +1,7 @@
 """The worked _foreach_add operator's own tests: the runtime invariants its KB_USAGE.json claims.
 
 Run with ``python -m pytest examples/foreach_add/test_foreach_add.py``. ``conftest.py`` puts
-Triton on its interpreter when no CUDA device is there, so the delivered kernel runs here.
+Triton on its interpreter (the tests hand it CPU tensors), so the delivered kernel runs here.
 """
 
 from __future__ import annotations
