@@ -122,6 +122,12 @@ def check_rule_codes(ctx):
         missing = [f for f in (f"{code}_bad.py", f"{code}_good.py") if files is not None and f not in files]
         if missing:
             diags.append(Diagnostic(where, None, "LN044", f"rule {code} ({rule.name}) has no fixture {' or '.join(missing)} under tests/fixtures/"))
+    from kb_tools.audit.kernel_rules import INVENTORY, read_inventory  # on use: lint imports no audit engine
+
+    try:  # KN103's table: a broken one would switch the rule off without a word
+        read_inventory(ctx.root / "kb" / INVENTORY)
+    except KbError as exc:
+        diags.append(exc.diagnostic)
     return len(RULES), diags
 
 

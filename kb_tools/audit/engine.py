@@ -6,6 +6,7 @@ wrapper that reaches it.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -23,6 +24,11 @@ from kb_tools.files.text import read_text
 
 # A wrapper file is a few kilobytes; anything this large is not one (and is refused clearly).
 MAX_AUDIT_BYTES = 2 * 1024 * 1024
+# Python's parser holds about half a kilobyte per token while it builds the tree, so a file of
+# short tokens under the byte limit (a 1.8 MB list literal: 1.8 million tokens) took 900 MB.
+# Real code has about 0.3 tokens per byte; 450,000 tokens (~250 MB to parse) is 1.5 MB of it.
+MAX_AUDIT_TOKENS = 450_000
+_TOKEN = re.compile(r"\w+|[^\w\s]")
 STRICT_ONLY = " [strict policy: the lenient readings let this pass]"
 
 
@@ -122,9 +128,13 @@ class AuditResult:
 
 
 def select_codes(spec: str | None) -> set[str]:
-    """``WB101,WB103`` or a prefix such as ``WB10``; an unknown code is a usage error."""
-    if not spec:
+    """``WB101,WB103`` or a prefix such as ``WB10``; an unknown code is a usage error, and so
+    is a --select that names no code at all (``''``, ``,,``): it would check nothing."""
+    if spec is None:
         return set(RULES)
+    if not any(p.strip() for p in spec.split(",")):
+        fail("--select", None, "AU020", f"names no rule code ({spec!r}); give codes or prefixes such as WB101,WB11, "
+             "or leave the option out to check every rule", EXIT_USAGE)
     chosen = set()
     for part in (p.strip().upper() for p in spec.split(",") if p.strip()):
         matched = {c for c in RULES if c.startswith(part)}
@@ -152,7 +162,11 @@ def _is_wrapper(module: ModuleInfo, fn, audit: WrapperAudit) -> bool:
 
 def parse_source(text: str, path: str, *, wrapper_patterns=(), launchers=(), name: str | None = None) -> Parsed:
     """Parse and index one module (never import it). A syntax error raises KbError (exit 2)
-    with its position."""
+    with its position, and so does a file of more tokens than the parser is given."""
+    tokens = sum(1 for _ in _TOKEN.finditer(text)) + text.count("\n")  # an upper bound on Python's own count, no list made
+    if tokens > MAX_AUDIT_TOKENS:
+        fail(path, None, "AU011", f"about {tokens} tokens, over the {MAX_AUDIT_TOKENS} the audit parses (a generated "
+             "file? leave it out with --exclude)", EXIT_USAGE)
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as exc:

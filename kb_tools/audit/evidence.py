@@ -107,8 +107,12 @@ def python_number_uses(fn, aliases: dict[str, str]) -> set[str]:
         if isinstance(node, ast.BinOp):
             pairs = [(node.left, node.right), (node.right, node.left)]
         elif isinstance(node, ast.Compare) and not all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+            # a name compared in the chain with any scalar operand but itself: counted, not
+            # paired, so `d < d < ... < d` of n terms costs n tests rather than n * n pairs
             operands = [node.left, *node.comparators]
-            pairs = [(a, b) for a in operands for b in operands if a is not b]
+            scalar = [_scalar_operand(o, scalars) for o in operands]
+            n_scalar = sum(scalar)
+            found.update(o.id for o, own in zip(operands, scalar) if isinstance(o, ast.Name) and n_scalar - own > 0)
         elif isinstance(node, (ast.If, ast.While, ast.IfExp)):
             tests = node.test.values if isinstance(node.test, ast.BoolOp) else [node.test]
             found.update(t.operand.id if isinstance(t, ast.UnaryOp) else t.id for t in tests

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import ast
 import itertools
+from contextlib import contextmanager
 from functools import lru_cache
+from pathlib import Path
 
 from kb_tools.audit.casts import cast_target, dtype_name
 from kb_tools.audit.family_context import FileContext
@@ -277,20 +279,60 @@ def unstored_outputs(ctx: FileContext) -> list[RawFinding]:
     return out
 
 
-@lru_cache(maxsize=1)
+# The KB whose inventory KN103 reads when a command was told one (--kb-root); else the one
+# found from here (kb_tools.kb.root).
+_inventory_root: list = [None]
+
+
+@contextmanager
+def inventory_of(root):
+    """Within the block KN103 reads ``root``'s kb/api_inventory.yaml."""
+    before, _inventory_root[0] = _inventory_root[0], root
+    try:
+        yield
+    finally:
+        _inventory_root[0] = before
+
+
 def absent_api() -> dict[str, str]:
-    """name -> the name to use instead, from kb/api_inventory.yaml (empty if unreadable)."""
-    from kb_tools.diagnostics import KbError, KbErrors
-    from kb_tools.files.yamlio import load_yaml
+    """name -> the name to use instead, from the KB's kb/api_inventory.yaml (``inventory_of``)."""
+    from kb_tools.diagnostics import KbError
     from kb_tools.kb.root import find_root
 
-    try:
-        path = find_root() / "kb" / INVENTORY
-        data = load_yaml(path.read_text("utf-8"), path, code="AU030")
-    except (KbError, KbErrors, OSError, UnicodeDecodeError):  # no KB or no inventory: KN103 is off, kbt lint says why
+    root = _inventory_root[0]
+    if root is None:
+        try:
+            root = find_root()
+        except KbError:  # no KB here: nothing to check kernel names against
+            return {}
+    return read_inventory(Path(root) / "kb" / INVENTORY)
+
+
+@lru_cache(maxsize=4)
+def read_inventory(path: Path) -> dict[str, str]:
+    """An inventory's table; empty where the KB has none. One that is there but broken (not
+    YAML, not a mapping of names under ``absent:``) is one line (AU030, exit 2): it would
+    otherwise switch KN103 off without a word. kbt lint reads it the same way."""
+    from kb_tools.diagnostics import EXIT_USAGE, KbError, KbErrors, fail
+    from kb_tools.files.text import is_file, read_text
+    from kb_tools.files.yamlio import load_yaml
+
+    if not is_file(path):
         return {}
+    try:
+        data = load_yaml(read_text(path, code_prefix="AU"), path, code="AU030")
+    except KbErrors as exc:
+        raise KbError(exc.diagnostics[0], EXIT_USAGE) from None
+    except KbError as exc:
+        raise KbError(exc.diagnostic, EXIT_USAGE) from None
     entries = data.get("absent") if isinstance(data, dict) else None
-    return {k: str(v.get("use", "")) for k, v in entries.items() if isinstance(v, dict)} if isinstance(entries, dict) else {}
+    if not isinstance(entries, dict) or not entries:
+        fail(path, getattr(data, "line", None), "AU030", "needs `absent:`, a mapping of kernel API names to "
+             "{use: <the name that exists>, ...}; KN103 checks kernel API names against it", EXIT_USAGE)
+    for name, entry in entries.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("use"), str):
+            fail(path, entries.line_of(name), "AU030", f"absent.{name} needs `use:`, the name that exists instead", EXIT_USAGE)
+    return {name: entry["use"] for name, entry in entries.items()}
 
 
 def absent_apis(ctx: FileContext) -> list[RawFinding]:

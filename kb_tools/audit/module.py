@@ -11,6 +11,7 @@ bodies are device code and never audited as host code.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from itertools import accumulate
@@ -158,23 +159,64 @@ class ModuleInfo:
         self.wrappers = self._wrappers(list(wrapper_patterns))
 
     def _walk_launchers(self, segments: Segments | None) -> None:
-        """Walk the functions that may launch, then those that may call one that does."""
-        def mentions(f, words) -> bool:
-            return segments is None or any(w in segments.of(f.node) for w in words)
+        """Walk the functions that may launch, then those that may call one that does. Each
+        round looks only for the names found launching in the round before (a function that
+        mentioned an older one was walked then), and what launches grows from what the round
+        walked: a chain of n helpers costs work in proportion to n, not n squared or cubed."""
+        texts: dict[int, str] = {}
+
+        def text_of(f) -> str:
+            if id(f) not in texts:
+                texts[id(f)] = segments.of(f.node)
+            return texts[id(f)]
 
         pending = list(self.functions)
         cues = ("](", "jit", *self.launchers)
         self.launching: set[int] = set()  # nothing walked yet: nothing launches
+        by_name = {f.name: f for f in self.functions if f.top}
+        callers: dict[str, list] = {}
+        by_word: dict[str, list] | None = None  # after the first round: the words of each unwalked function
         while True:
-            walk = [f for f in pending if mentions(f, cues)]
+            if segments is None:
+                walk = pending
+            elif by_word is None:
+                walk = [f for f in pending if any(w in text_of(f) for w in cues)]
+            else:  # later cues are function names: looked up, not searched for in every text
+                unwalked = {id(f) for f in pending}
+                walk = list({id(f): f for c in cues for f in by_word.get(c, ()) if id(f) in unwalked}.values())
             if not walk:
                 break
             for f in walk:
                 f.direct_launch, f.calls, f.local_kernels, f.choices = _host_calls(f.node, self.launchers, self.aliases)
+                for called in f.calls:
+                    callers.setdefault(called, []).append(f)
             walked = {id(f) for f in walk}
             pending = [f for f in pending if id(f) not in walked]
-            self.launching = self._launching()
-            cues = tuple(f.name for f in self.functions if f.top and id(f.node) in self.launching)
+            if by_word is None and segments is not None:
+                by_word = {}
+                for f in pending:
+                    for word in set(re.findall(r"\w+", text_of(f))):
+                        by_word.setdefault(word, []).append(f)
+            new = self._spread([f for f in walk if f.direct_launch or any(
+                c in by_name and id(by_name[c].node) in self.launching for c in f.calls)], by_name, callers)
+            cues = tuple(f.name for f in new if by_name.get(f.name) is f)
+
+    def _spread(self, seeds: list, by_name: dict, callers: dict) -> list:
+        """Mark ``seeds`` launching, then every function that calls a launching top-level
+        function by name (same-file helpers), each once; returns those newly marked."""
+        new = []
+        reached = [f for f in seeds if id(f.node) not in self.launching]
+        self.launching.update(id(f.node) for f in reached)
+        while reached:
+            f = reached.pop()
+            new.append(f)
+            if by_name.get(f.name) is not f:  # only a top-level function is called by its name
+                continue
+            for caller in callers.get(f.name, ()):
+                if id(caller.node) not in self.launching:
+                    self.launching.add(id(caller.node))
+                    reached.append(caller)
+        return new
 
     @property
     def pl_kernels(self) -> list[ast.FunctionDef]:
@@ -203,21 +245,6 @@ class ModuleInfo:
                     self._scan(getattr(node, part, []), top)
                 for handler in getattr(node, "handlers", []):
                     self._scan(handler.body, top)
-
-    def _launching(self) -> set[int]:
-        """Ids of the function nodes that launch directly or through same-file helpers (fixed point)."""
-        by_name = {f.name: f for f in self.functions if f.top}
-        launching = {id(f.node) for f in self.functions if f.direct_launch}
-        changed = True
-        while changed:
-            changed = False
-            for f in self.functions:
-                if id(f.node) in launching:
-                    continue
-                if any(c in by_name and id(by_name[c].node) in launching for c in f.calls):
-                    launching.add(id(f.node))
-                    changed = True
-        return launching
 
     def launches(self, fn) -> bool:
         return id(fn) in self.launching

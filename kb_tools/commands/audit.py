@@ -36,6 +36,7 @@ def run(args):
     from kb_tools.audit.batch import audit_files
     from kb_tools.audit.codes import RULES
     from kb_tools.audit.discover import python_files
+    from kb_tools.audit.kernel_rules import absent_api, inventory_of
     from kb_tools.audit.policies import POLICIES
     from kb_tools.audit.report import REPORTERS
     from kb_tools.diagnostics import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, KbError
@@ -47,9 +48,11 @@ def run(args):
     if args.jobs is not None and args.jobs < 1:
         raise KbError(f"--jobs: AU022 needs a positive number, not {args.jobs}", EXIT_USAGE)
     roots = [p for p in args.paths if Path(p).is_dir()]
-    results, errors, opaque = audit_files(python_files(args.paths, args.exclude), roots=roots, jobs=args.jobs,
-                                          wrapper_patterns=args.wrapper_pattern, launchers=args.launcher, select=codes,
-                                          families=families, policy=args.policy)
+    with inventory_of(_kb_root(args)):
+        absent_api()  # a broken kb/api_inventory.yaml is one line here, not one per file (or KN103 silently off)
+        results, errors, opaque = audit_files(python_files(args.paths, args.exclude), roots=roots, jobs=args.jobs,
+                                              wrapper_patterns=args.wrapper_pattern, launchers=args.launcher, select=codes,
+                                              families=families, policy=args.policy)
     for line in errors:
         print(line, file=sys.stderr)
     unusable = len(errors)
@@ -68,6 +71,11 @@ def run(args):
         for r in results:
             for f in r.suppressed:
                 print(f"suppressed: {f}", file=sys.stderr)
+    unmatched = _unmatched_patterns(args.wrapper_pattern, results)
+    if unmatched:  # a mistyped name would otherwise audit nothing and pass
+        print(f"--wrapper-pattern: AU013 {', '.join(map(repr, unmatched))} names no wrapper in the audited files "
+              "(a function there that launches a kernel or works on tensors); check the spelling", file=sys.stderr)
+        return EXIT_USAGE
     findings = sum(len(r.findings) for r in results)
     warnings = sum(RULES[f.code].level == "warning" for r in results for f in r.findings)
     suppressed = sum(len(r.suppressed) for r in results)
@@ -81,8 +89,23 @@ def run(args):
               f"(e.g. {', '.join(shown[:3])})", file=sys.stderr)
     print(f"kbt audit (policy {args.policy}): {findings} findings" + (f" ({warnings} warnings)" if warnings else "")
           + f", {suppressed} suppressed, {wrappers} wrappers in {len(results)} files"
-          + (f", {unusable} files unusable" if unusable else ""), file=summary)
+          + (f", {unusable} files unusable" if unusable else "")
+          + (f"; checked only {len(codes)} of {len(RULES)} rules (--select {args.select})" if args.select is not None else ""),
+          file=summary)
     return EXIT_FINDINGS if findings > warnings or unusable else EXIT_OK
+
+
+def _kb_root(args):
+    """The KB named by --kb-root, whose inventory KN103 then reads; None: the one found from here."""
+    from kb_tools.kb.root import find_root
+
+    return find_root(args.kb_root) if args.kb_root is not None else None
+
+
+def _unmatched_patterns(patterns: list[str], results) -> list[str]:
+    from fnmatch import fnmatchcase
+
+    return [p for p in patterns if not any(fnmatchcase(w, p) for r in results for w in r.wrappers)]
 
 
 def _family_options(args):
