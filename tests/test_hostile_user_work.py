@@ -268,3 +268,15 @@ def test_temporaries_left_by_a_killed_run_are_cleared(kbt, tmp_path):
     assert _usage(kbt, out).code == 0
     assert not any(p.exists() for p in leftovers)
     assert live.exists()
+
+
+def test_a_malformed_record_is_named_by_what_it_answers(kbt, tmp_path):
+    """Principle of issue 26: a message names the record by reference and invariant, not only
+    by its place in a list that the next edit shifts."""
+    usage = filled_usage(kbt, tmp_path / "out")
+    doc = load(usage)
+    record = filled(doc["invariants"])[2]
+    record["justification"] = ["not", "text"]
+    usage.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    line = one_line(_usage(kbt, usage.parent), f"{usage}:", "US022", exit_code=2)
+    assert record["reference"] in line and record["invariant_id"] in line

@@ -43,18 +43,25 @@ def shape_problems(doc, shown: str) -> list[Diagnostic]:
         if not isinstance(record, dict):
             problems.append(Diagnostic(shown, records.line_of(i), "US022", f"invariants.{i} must be an object, not {_kind(record)}"))
             continue
-        problems += _wrong_types(record, _TEXT_FIELDS, f"invariants.{i}", shown)
+        named = _named(record)
+        problems += _wrong_types(record, _TEXT_FIELDS, f"invariants.{i}", named, shown)
         impl = record.get("implementation")
         if isinstance(impl, dict):
-            problems += _wrong_types(impl, _IMPLEMENTATION_FIELDS, f"invariants.{i}.implementation", shown)
+            problems += _wrong_types(impl, _IMPLEMENTATION_FIELDS, f"invariants.{i}.implementation", named, shown)
         elif impl is not None:
             problems.append(Diagnostic(shown, record.line_of("implementation"), "US022",
-                                       f"invariants.{i}.implementation must be an object, not {_kind(impl)}"))
+                                       f"invariants.{i}.implementation{named} must be an object, not {_kind(impl)}"))
     return problems
 
 
-def _wrong_types(obj: dict, fields, where: str, shown: str) -> list[Diagnostic]:
-    return [Diagnostic(shown, obj.line_of(key), "US022", f"{where}.{key} must be text or null, not {_kind(obj[key])}")
+def _named(record: dict) -> str:
+    """The record by what it answers, beside its place in the list (which an edit shifts)."""
+    parts = [record.get(k) for k in ("reference", "invariant_id") if isinstance(record.get(k), str)]
+    return f" (the record for {' '.join(parts)})" if parts else ""
+
+
+def _wrong_types(obj: dict, fields, where: str, named: str, shown: str) -> list[Diagnostic]:
+    return [Diagnostic(shown, obj.line_of(key), "US022", f"{where}.{key}{named} must be text or null, not {_kind(obj[key])}")
             for key in fields if obj.get(key) is not None and not isinstance(obj[key], str)]
 
 
