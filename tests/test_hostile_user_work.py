@@ -17,6 +17,7 @@ import pytest
 
 from conftest import REPO
 from hostile_support import SOFTMAX, SOFTMAX_ROOT, filled, filled_usage, load, one_line, snapshot
+from test_bad_input_limits import assert_one_clean_line, run_kbt
 
 
 def _usage(kbt, out, root=REPO, spec=None):
@@ -152,6 +153,16 @@ def test_output_onto_a_fifo_or_a_device_link_is_refused(kbt, tmp_path):
     link.symlink_to(os.devnull)
     one_line(kbt("map", "-o", link, root=REPO), str(link), "IO013", exit_code=2)
     assert link.is_symlink() and os.readlink(link) == os.devnull
+
+
+def test_a_fifo_where_the_usage_file_goes_is_refused_not_waited_on(tmp_path):
+    """Repro 05's FIFO case for kbt usage itself: the check for an unchanged file opened it and blocked."""
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / "KB_USAGE.json")
+    result = run_kbt("usage", SOFTMAX, "-o", "out", cwd=tmp_path, root=REPO)
+    assert_one_clean_line(result, "out/KB_USAGE.json", "US008", exit_code=2)
+    assert (out / "KB_USAGE.json").is_fifo() and not (out / "KB_SELECTION.json").exists()
 
 
 def test_a_lone_surrogate_is_refused_on_read_with_its_line(kbt, tmp_path):

@@ -389,12 +389,18 @@ def _open_folder(folder: Path) -> int | None:
 
 
 def written_already(path: Path, data: bytes) -> bool:
-    """Whether ``path`` is a plain file whose bytes are ``data`` (read no further than needed)."""
+    """Whether ``path`` is a plain file whose bytes are ``data`` (read no further than needed;
+    opened without blocking, so a FIFO there is "no", not a hang)."""
     try:
-        with open(path, "rb") as handle:
-            return os.fstat(handle.fileno()).st_size == len(data) and handle.read(len(data) + 1) == data
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return False
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            status = os.fstat(fd)
+            return stat.S_ISREG(status.st_mode) and status.st_size == len(data) and handle.read(len(data) + 1) == data
+        except OSError:
+            return False
 
 
 def make_folder(folder: Path) -> None:
