@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-CPU_CHUNK = 1 << 16  # elements: 256 KiB per float32 temporary (benchmarks/bench_compare.py)
+CPU_CHUNK = 1 << 16  # elements: 256 KiB per float32 temporary of the torch passes (onepass has none)
 DEVICE_CHUNK = 1 << 22  # accelerators pay per launch, not per cache miss
 
 
