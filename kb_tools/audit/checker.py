@@ -513,15 +513,22 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             return
         owner, factory = found
         inner = around_call(factory)
-        if inner is None or any(f.fn is inner for f in self.frames) or len(self.frames) > MAX_HELPER_DEPTH:
+        if inner is None or self.on_stack(inner, owner) or len(self.frames) > MAX_HELPER_DEPTH:
             return
         saved = (self.env, self.counts, self.loop_depth)
         self.walk(inner, {}, owner, (dec.lineno, dec.col_offset), name=target.id if isinstance(target, ast.Name)
                   else target.attr, kind="decorator")
         self.env, self.counts, self.loop_depth = saved
 
+    def on_stack(self, fn, owner) -> bool:
+        """Is ``fn`` being walked already? By file and position: a module reached through an
+        import cycle may be a second parse of a file on the stack."""
+        where = owner.path if owner is not None else (self.parsed.path if self.parsed is not None else None)
+        return any(f.fn is fn or (f.fn.lineno, f.fn.name, f.path or self.home) == (fn.lineno, fn.name, where)
+                   for f in self.frames)
+
     def call_helper(self, call, fn, owner=None):
-        if any(f.fn is fn for f in self.frames) or len(self.frames) > MAX_HELPER_DEPTH \
+        if self.on_stack(fn, owner) or len(self.frames) > MAX_HELPER_DEPTH \
                 or self.helper_walks >= MAX_HELPER_WALKS:
             self.args(call)
             return U

@@ -64,7 +64,9 @@ class HostOperations:
         elif name in tb.TORCH_RESHAPE:
             self.emit(pos, "WB103", f"reshape or slice torch.{name}() on the host", short)
         else:
-            self.emit(pos, "WB113", f"calls torch.{name}(); torch.empty is the only torch call a wrapper may make", short)
+            via_alias = name.startswith("device_module.")  # getattr(torch, device).device(...): torch by another name
+            self.emit(pos, "WB113", f"calls torch.{name}(); torch.empty is the only torch call a wrapper may make",
+                      "device-alias" if via_alias else short)
         if short in tb.TORCH_METADATA_FUNCS:
             return P
         return T if T in kinds or name in tb.TORCH_ALLOC else U
