@@ -393,8 +393,10 @@ class _SourceTexts:
         try:
             data = read_bytes(Path(target), code_prefix="US")
         except KbError as exc:
-            why = exc.diagnostic.message
-            return "", f"does not exist under {self.root}" if why == "no such file" else why
+            why = exc.diagnostic.message.removeprefix("file ")  # "file is N bytes, over ..." reads "'x' is N bytes"
+            if why == "no such file":
+                return "", f"does not exist under {self.root}"
+            return "", why if why.startswith(("is ", "cannot ")) else f"is a {why}"  # "is a symbolic link loop"
         if b"\x00" in data:
             return "", "is a binary file, not source text"
         return data.decode("utf-8", errors="replace"), None
