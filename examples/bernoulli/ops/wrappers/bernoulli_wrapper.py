@@ -123,7 +123,7 @@ def bernoulli_kernel(out_ptr, mask_ptr, n, per_program, p, seed, counter0, one_b
             if PATH == 1:
                 value = tl.where(_bits_of(mask_ptr, idx, live) != 0, one_bits, 0)
             else:
-                value = tl.where(idx >= 0, tl.where(p >= 1.0, one_bits, 0), 0)
+                value = tl.zeros((BLOCK,), tl.int64) + tl.where(p >= 1.0, one_bits, 0)  # the same word everywhere
             tl.store(words + _strided_offsets(idx, sizes, strides, RANK), value.to(kind), mask=live)
 
 
