@@ -5,11 +5,13 @@ Do blocks of the pages its marker ``uses`` run first, into the same namespace.""
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
+from typing import NamedTuple
 
 from kb_tools.kb.page_code import page_blocks
-from kb_tools.kb.pages import parse_page
+from kb_tools.kb.pages import split_front_matter
 
 
 class _AnyCode:
@@ -23,11 +25,21 @@ def _blocks(page):
     return page_blocks(page, _AnyCode())[0]
 
 
-def _page(kb_dir: Path, page: str):
+class _Page(NamedTuple):
+    id: str
+    body: str
+    body_line: int
+    path: Path
+
+
+@functools.cache
+def _page(kb_dir: Path, page: str) -> _Page:
+    """The page's body, split from its front matter only (kbt lint validates the rest)."""
     for kind in ("constraints", "patterns", "playbooks"):
         path = kb_dir / kind / f"{page}.md"
         if path.is_file():
-            return parse_page(path, kb_dir)
+            _, body, body_line = split_front_matter(path.read_text(encoding="utf-8"), path)
+            return _Page(page, body, body_line, path)
     raise LookupError(f"no page {page!r} under {kb_dir}")
 
 
@@ -41,7 +53,7 @@ def load(kb_dir, page: str, name: str, role: str = "do", bind: dict | None = Non
     and kept over whatever the page defines under the same name."""
     import torch
 
-    kb_dir = Path(kb_dir)
+    kb_dir = Path(kb_dir).resolve()
     found = _page(kb_dir, page)
     for block in _blocks(found):
         if block.tested and block.role == role and name in block.entries:
