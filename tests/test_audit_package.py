@@ -151,3 +151,37 @@ def test_reports_name_the_policy_and_a_helper_s_wrappers_in_other_files(capsys, 
     related = [r for r in run["results"] if r["locations"][0]["physicalLocation"]["region"]["startLine"] == 17][0]
     assert [(x["physicalLocation"]["artifactLocation"]["uri"], x["physicalLocation"]["region"]["startLine"])
             for x in related["relatedLocations"]] == [("pkg/sub/ops.py", 15), ("pkg/sub/ops.py", 23)]
+
+
+def test_same_named_wrappers_in_two_files_stay_apart(tmp_path):
+    helper = "def prep(x):\n    return x.float()\n"
+    (tmp_path / "common.py").write_text(helper)
+    op = ("import triton\nfrom common import prep\n\n@triton.jit\ndef k(x):\n    pass\n\n"
+          "def op(x):\n    y = prep(x)\n    k[(1,)](y)\n    return y\n")
+    (tmp_path / "npu_op.py").write_text(op)
+    (tmp_path / "ilu_op.py").write_text(op.replace("y = prep(x)", "y = x"))
+    results, _, _ = audit_files(python_files([str(tmp_path)]), roots=[tmp_path])
+    [finding] = [f for r in results for f in r.findings]
+    assert [(Path(p).name, n) for p, n in finding.reached_from] == [("npu_op.py", "op")]
+
+
+def test_a_python_value_helper_fed_a_tensor_and_a_buffer_only_fed_to_softmax():
+    text = textwrap.dedent("""\
+        import torch
+        import triton
+
+
+        @triton.jit
+        def k(x, s):
+            pass
+
+
+        def op(x, lens: torch.Tensor):
+            chunks = triton.cdiv(lens[1:] - lens[:-1], 64)
+            scratch = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+            k[(1,)](x, scratch)
+            return torch.softmax(scratch, -1)
+        """)
+    found = [(f.line, f.code) for f in audit_source(text, "t.py").findings]
+    assert (11, "WB107") in found  # triton.cdiv of a tensor: host tensor arithmetic
+    assert (12, "WB104") in found  # softmax makes another tensor: scratch is still scratch
