@@ -105,7 +105,10 @@ def test_audit_findings_fail_the_review(tmp_path):
     root = tmp_path / "src"
     shutil.copytree(REPO / "examples" / "softmax", root, ignore=shutil.ignore_patterns("__pycache__"))
     wrapper = root / "ops" / "wrappers" / "softmax_wrapper.py"
-    wrapper.write_text(wrapper.read_text().replace("    dim = dim % x.ndim\n", "    dim = dim % x.ndim\n    x = x.contiguous()\n"))
+    allocation = "    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)\n"
+    text = wrapper.read_text()
+    assert allocation in text
+    wrapper.write_text(text.replace(allocation, "    x = x.contiguous()\n" + allocation))
     review = ReviewSession.open(REPO / "ops" / "softmax.yaml", root, root / "KB_USAGE.json", REPO)
     audit = review.audit()
     assert audit.status == "FAIL" and "WB102" in audit.summary and list(audit.table["code"]) == ["WB102"]
@@ -121,7 +124,7 @@ def test_memory_specs_get_the_wave_plan_and_tiling(kbt, tmp_path):
     assert check.status == "PASS" and list(check.table["dtype"]) == list(review.spec.dtypes)
     assert (check.table["UB used (B)"] <= check.table["UB (B)"]).all() and (check.table["waves"] > 1).all()
     target = tmp_path / "b.ipynb"
-    assert kbt("review", REPO / "ops" / "bernoulli.yaml", "--format", "notebook", "-o", target).code == 1
+    assert kbt("review", REPO / "ops" / "bernoulli.yaml", "--format", "notebook", "-o", target).code == 0  # every input there
     sources = [c.source for c in nbformat.read(target, as_version=4).cells]
     assert "review.memory().table" in sources
     softmax = tmp_path / "s.ipynb"
