@@ -395,12 +395,16 @@ def written_already(path: Path, data: bytes) -> bool:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return False
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            status = os.fstat(fd)
-            return stat.S_ISREG(status.st_mode) and status.st_size == len(data) and handle.read(len(data) + 1) == data
-        except OSError:
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode) or status.st_size != len(data):  # a folder, a FIFO: not this file
             return False
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(len(data) + 1) == data
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def make_folder(folder: Path) -> None:
