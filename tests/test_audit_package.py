@@ -185,3 +185,29 @@ def test_a_python_value_helper_fed_a_tensor_and_a_buffer_only_fed_to_softmax():
     found = [(f.line, f.code) for f in audit_source(text, "t.py").findings]
     assert (11, "WB107") in found  # triton.cdiv of a tensor: host tensor arithmetic
     assert (12, "WB104") in found  # softmax makes another tensor: scratch is still scratch
+
+
+def test_a_decorator_that_decorates_itself_is_walked_once(tmp_path):
+    (tmp_path / "d.py").write_text(textwrap.dedent("""\
+        import triton
+
+
+        def deco(fn):
+            @deco
+            def wrapper(*args):
+                return fn(*[a.contiguous() for a in args])
+            return wrapper
+
+
+        @triton.jit
+        def k(x):
+            pass
+
+
+        @deco
+        @deco
+        def w(x):
+            k[(1,)](x)
+            return x
+        """))
+    assert tree_findings(tmp_path) == [("d.py", 7, "WB102", ("w",))]
