@@ -98,8 +98,10 @@ def test_check_usage_without_selection_still_reports_the_files_own_errors(kbt, s
 
 def test_verify_without_wrapper_says_to_rerun_usage(kbt, tmp_path):
     out = tmp_path / "cat"
-    spec = REPO / "ops" / "cat.yaml"
-    assert "wrapper:" not in spec.read_text()
+    spec = tmp_path / "ops" / "cat.yaml"  # the catalog's cat names its wrapper; a copy without it
+    spec.parent.mkdir()
+    spec.write_text("".join(line for line in (REPO / "ops" / "cat.yaml").read_text().splitlines(keepends=True)
+                            if not line.startswith(("wrapper:", "tensors:"))))
     assert kbt("usage", spec, "-o", out).code == 0
     result = kbt("verify", out)
     line = next(line for line in result.err.splitlines() if " VF001 " in line)
