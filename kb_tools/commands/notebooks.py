@@ -9,10 +9,14 @@ def configure(parser):
     parser.add_argument("-o", "--output", default="build/notebooks", metavar="DIR")
     parser.add_argument("--timeout", type=int, default=300, help="per-cell timeout in seconds (default 300)")
     parser.add_argument("--no-html", action="store_true", help="write only the executed .ipynb")
+    parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                        help="notebooks run at once, each in its own kernel (default: the CPUs this process may use, at most 4)")
 
 
 def run(args):
+    import os
     import sys
+    from concurrent.futures import ThreadPoolExecutor, as_completed
 
     from tqdm import tqdm
 
@@ -44,9 +48,19 @@ def run(args):
                 return EXIT_USAGE
     print(f"kbt notebooks: backends {', '.join(chosen)}"
           + "".join(f"; {b}: {backends.missing(b)}" for b in backends.KNOWN if b not in chosen and backends.missing(b)))
+    jobs = args.jobs if args.jobs else min(4, len(os.sched_getaffinity(0)))
+    if jobs < 1:
+        print("kbt notebooks: --jobs must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
     failures = 0
-    for source in tqdm(sources, desc="notebooks", unit="nb", file=sys.stderr, disable=None):
-        result = run_notebook(source, args.output, chosen, timeout=args.timeout, html=not args.no_html)
+    # each notebook runs in a kernel of its own, so several run at once; results print in source order
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(run_notebook, source, args.output, chosen, timeout=args.timeout, html=not args.no_html)
+                   for source in sources]
+        for _ in tqdm(as_completed(futures), total=len(futures), desc="notebooks", unit="nb", file=sys.stderr, disable=None):
+            pass
+    for source, future in zip(sources, futures):
+        result = future.result()
         if result.error:
             failures += 1
             print(f"{source}: NB001 {result.error}", file=sys.stderr)

@@ -33,19 +33,20 @@ def run(args):
 
 
 def _existing_format(path) -> str:
-    """upstream when the file already there holds the upstream encoding: a merge keeps it."""
-    from kb_tools.contract import upstream
-    from kb_tools.diagnostics import KbError, KbErrors
-    from kb_tools.files.jsonio import load_json
+    """upstream when the file already there holds the upstream encoding, so a merge keeps it.
+    A look at the bytes, not a parse: the merge reads the file properly (and reports it), and
+    ``kbt usage`` stays free of the YAML and schema imports a strict read brings."""
+    import re
 
-    if not path.is_file():
-        return "opkb"
+    from kb_tools.files.jsonio import MAX_JSON_BYTES
+
     try:
-        doc = load_json(path, code_prefix="US")
-    except (KbError, KbErrors):
-        return "opkb"  # write_operator reports it
-    records = doc.get("invariants") if isinstance(doc, dict) else None
-    encoded = isinstance(records, list) and any(isinstance(r, dict) and upstream.decode(r.get("invariant")) for r in records)
+        if not path.is_file() or path.stat().st_size > MAX_JSON_BYTES:
+            return "opkb"
+        data = path.read_bytes()
+    except OSError:
+        return "opkb"
+    encoded = re.search(rb'"invariant"\s*:\s*"\[(?:required_constraints|optional_patterns):[^\s|\]]+/', data)
     return "upstream" if encoded else "opkb"
 
 
