@@ -163,7 +163,10 @@ def _is_wrapper(module: ModuleInfo, fn, audit: WrapperAudit) -> bool:
 def parse_source(text: str, path: str, *, wrapper_patterns=(), launchers=(), name: str | None = None) -> Parsed:
     """Parse and index one module (never import it). A syntax error raises KbError (exit 2)
     with its position, and so does a file of more tokens than the parser is given."""
-    tokens = sum(1 for _ in _TOKEN.finditer(text)) + text.count("\n")  # an upper bound on Python's own count, no list made
+    # Counted only when it could matter: a match is at least one character, so a text shorter
+    # than the limit cannot exceed it (the count was a quarter of the audit's time on 4,000 files).
+    short = len(text) + text.count("\n") <= MAX_AUDIT_TOKENS
+    tokens = 0 if short else sum(1 for _ in _TOKEN.finditer(text)) + text.count("\n")  # Python's count or more
     if tokens > MAX_AUDIT_TOKENS:
         fail(path, None, "AU011", f"about {tokens} tokens, over the {MAX_AUDIT_TOKENS} the audit parses (a generated "
              "file? leave it out with --exclude)", EXIT_USAGE)
