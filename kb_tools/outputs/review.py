@@ -161,17 +161,38 @@ def _audit_cell(row: InvariantClaim) -> str:
     return "clean" if row.audit_lines is not None else "not audited"
 
 
-def _reference(inputs: ReviewInputs, verdict: Verdict, claims, findings_lines) -> list[str]:
+def _claim_cell(row: InvariantClaim) -> str:
+    """The coder's claim in one cell: its status, where it is implemented, and why."""
+    out = f"**{row.status}**"
+    if row.file:
+        out += f" at `{markdown_text(row.file)}` : `{markdown_text(row.symbol)}`"
+    if row.justification not in (None, ""):
+        out += f" — {_cell(row.justification)}"
+    return out
+
+
+def _fold(summary: str, body: list[str], fold: bool, opened: bool = False) -> list[str]:
+    """``body`` inside a <details> whose one-line ``summary`` (our own words) shows when
+    folded, for the site; unchanged elsewhere. User text inside ``body`` is already escaped."""
+    if not fold:
+        return body
+    return [f'<details class="opkb-fold"{" open" if opened else ""}>', f"<summary>{summary}</summary>", "", *body, "",
+            "</details>", ""]
+
+
+def _reference(inputs: ReviewInputs, verdict: Verdict, claims, findings_lines, fold: bool = False) -> list[str]:
     out = page_intro(verdict, _link(inputs, verdict.page))
-    out += ["| invariant | check | claim | location | justification | audit |", "|---|---|---|---|---|---|"]
-    for row in invariant_claims(verdict.page, claims, findings_lines):
+    rows = invariant_claims(verdict.page, claims, findings_lines)
+    table = ["| invariant | what it requires | claim | audit |", "|---|---|---|---|"]
+    for row in rows:
         inv = row.invariant
-        location = f"`{row.file}` : `{row.symbol}`" if row.file else "—"
         check = f"{inv.check} ({inv.rule})" if inv.rule else inv.check
-        text = f"`{inv.id}`: {inv.text}"
-        out.append(f"| {_cell(text)} | {check} | {row.status} | {location} | {_cell(row.justification)} | "
-                   f"{_audit_cell(row)} |")
-    return out + [""]
+        table.append(f"| `{_cell(inv.id)}` ({check}) | {_cell(inv.text)} | {_claim_cell(row)} | {_audit_cell(row)} |")
+    statuses = Counter(row.status for row in rows)
+    failing = sum(bool(row.audit_lines) for row in rows)
+    summary = (f"{len(rows)} invariants: {', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}"
+               + (f"; the audit breaks {failing}" if failing else ""))
+    return out + _fold(summary, table, fold, opened=bool(failing)) + [""]
 
 
 def checklist(spec: OpSpec, selection: Selection, evidence: str) -> list[str]:
@@ -185,7 +206,9 @@ def checklist(spec: OpSpec, selection: Selection, evidence: str) -> list[str]:
     return [f"- [ ] {item}" for item in items]
 
 
-def render_review(inputs: ReviewInputs) -> str:
+def render_review(inputs: ReviewInputs, fold: bool = False) -> str:
+    """The review as Markdown; ``fold`` (the site) folds each page's invariants and the
+    excluded pages into a <details> with a one-line summary."""
     spec, sel = inputs.spec, inputs.selection
     claims = claims_of(inputs.usage)
     # a `# kbt: ignore` waives nothing under `kbt verify`, so suppressed findings break their
@@ -213,18 +236,20 @@ def render_review(inputs: ReviewInputs) -> str:
         lines.append("")
     lines += ["## Required constraints", ""]
     for verdict in sel.constraints:
-        lines += _reference(inputs, verdict, claims, findings_lines)
+        lines += _reference(inputs, verdict, claims, findings_lines, fold)
     lines += ["## Optional patterns", ""]
     if not sel.patterns:
         lines += ["No pattern applies (`no_matching_pattern`); the constraints above still do.", ""]
     for verdict in sel.patterns:
-        lines += _reference(inputs, verdict, claims, findings_lines)
+        lines += _reference(inputs, verdict, claims, findings_lines, fold)
     if sel.playbooks:
         lines += ["## Playbooks to read", ""]
         lines += [f"- [{v.page.title}]({_link(inputs, v.page)}) — {v.reason}" for v in sel.playbooks]
         lines.append("")
-    lines += ["## Pages that do not apply", "", "| page | why not |", "|---|---|"]
-    lines += [f"| [`{v.page.rel_path}`]({_link(inputs, v.page)}) | {_cell(v.reason)} |" for v in sel.excluded]
+    excluded = ["| page | why not |", "|---|---|"]
+    excluded += [f"| [`{v.page.rel_path}`]({_link(inputs, v.page)}) | {_cell(v.reason)} |" for v in sel.excluded]
+    lines += ["## Pages that do not apply", "", *_fold(f"{len(sel.excluded)} pages, each with the predicate that failed",
+                                                      excluded, fold)]
     lines += ["", "## Reviewer checklist", ""]
     lines += checklist(spec, sel, "the wrapper audit is clean and `kbt verify` passes")
     return "\n".join(lines) + "\n"
@@ -236,9 +261,10 @@ def render_html(markdown: str, title: str) -> str:
     from markdown_it import MarkdownIt
 
     body = MarkdownIt("commonmark", {"html": False}).enable("table").render(markdown)
-    style = ("body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;line-height:1.45}"
-             "table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.25rem .5rem;vertical-align:top}"
-             "code{background:#f4f4f4;padding:0 .2rem}")
+    style = ("body{font-family:system-ui,sans-serif;max-width:90rem;margin:2rem auto;padding:0 1rem;line-height:1.45}"
+             "table{border-collapse:collapse;margin:.5rem 0;max-width:100%}"
+             "td,th{border:1px solid #ccc;padding:.25rem .5rem;vertical-align:top;overflow-wrap:anywhere}"
+             "td:nth-child(2){min-width:24rem}code{background:#f4f4f4;padding:0 .2rem}")
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
             f"<style>{style}</style></head><body>\n{body}</body></html>\n")
 

@@ -21,19 +21,28 @@ from kb_tools.kb.pages import KnowledgeBase, Page
 from kb_tools.kb.sources import load_sources
 from kb_tools.outputs.review import render_review, review_inputs
 
+# furo: a well-kept theme (sphinx-doc's own recommendation list, pip's and attrs' docs) that is
+# light (no Bootstrap, no icon font: the site builds within make run's budget), has a search box
+# on every page, a sidebar that folds and dark mode; opkb.css lets its content column take the
+# window. The search indexes kb_tools.search.tokens (site_search.py).
 CONF = '''\
 project = "opkb"
 author = "opkb"
-extensions = ["myst_nb"]
+extensions = ["myst_nb", "kb_tools.outputs.site_search"]
 nb_execution_mode = "off"
 myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3
-html_theme = "alabaster"
-html_theme_options = {"page_width": "1180px", "sidebar_width": "260px"}
-html_title = "opkb — the operator knowledge base"
+html_theme = "furo"
+html_title = "opkb"
+html_static_path = ["_static"]
+html_css_files = ["opkb.css"]
+html_show_copyright = False
+html_show_sphinx = False
+html_search_language = "opkb"
 exclude_patterns = ["_build"]
 suppress_warnings = ["myst.header", "misc.highlighting_failure"]
 '''
+STATIC = Path(__file__).resolve().parent / "site_static"
 
 _NOTEBOOK_LINK = re.compile(r"\]\(((?:\.\./)*notebooks/[a-z0-9_]+)\.py\)")
 
@@ -155,7 +164,13 @@ def _executed_review(executed_dir: Path | None, op: str, src: Path) -> str:
 
     from kb_tools.outputs.review_notebook import relink
 
-    nbformat.write(relink(nbformat.read(executed, as_version=4), "../kb/"), src / "operators" / f"{op}-review.ipynb")
+    nb = relink(nbformat.read(executed, as_version=4), "../kb/")
+    # its own title, so that the site's search does not list two pages as "Design review: <op>"
+    head = nb.cells[0] if nb.cells and nb.cells[0].cell_type == "markdown" else None
+    if head is not None and head.source.startswith("# Design review: "):
+        first, _, rest = head.source.partition("\n")
+        head.source = f"{first}, executed\n{rest}"
+    nbformat.write(nb, src / "operators" / f"{op}-review.ipynb")
     return (f"\n## The review, executed\n\n[The review notebook]({op}-review.ipynb) ran these checks live "
             f"(`kbt review ops/{op}.yaml --format notebook --execute`).\n\n```{{toctree}}\n:hidden:\n\n{op}-review\n```\n")
 
@@ -188,6 +203,7 @@ def write_sources(root: Path, kb: KnowledgeBase, src: Path, executed_dir: Path |
         shutil.rmtree(src)
     src.mkdir(parents=True)
     (src / "conf.py").write_text(CONF)
+    shutil.copytree(STATIC, src / "_static")
     seeds = load_sources(kb.kb_dir)
     specs = [load_spec(p) for p in spec_files(ops_dir)]
     applies: dict[str, list[str]] = {pid: [] for pid in kb.pages}
@@ -222,7 +238,7 @@ def write_sources(root: Path, kb: KnowledgeBase, src: Path, executed_dir: Path |
         example = root / "examples" / spec.op
         delivery, usage = (example, example / "KB_USAGE.json") if example.is_dir() else (root, None)
         inputs = review_inputs(kb, spec, selections[spec.op], usage, delivery, link_base="../kb/")
-        (src / "operators" / f"{spec.op}.md").write_text(render_review(inputs) + _executed_review(executed_dir, spec.op, src))
+        (src / "operators" / f"{spec.op}.md").write_text(render_review(inputs, fold=True) + _executed_review(executed_dir, spec.op, src))
     for kind, group, heading, what in _GROUPS:
         (src / f"{group}.md").write_text(_group_page(kb, kind, heading, what))
     (src / "notebooks.md").write_text(_notebooks_page(titles))
