@@ -16,7 +16,7 @@ def configure(parser):
 def run(args):
     import os
     import sys
-    from concurrent.futures import ThreadPoolExecutor, as_completed
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     from tqdm import tqdm
 
@@ -53,8 +53,9 @@ def run(args):
         print("kbt notebooks: --jobs must be at least 1", file=sys.stderr)
         return EXIT_USAGE
     failures = 0
-    # each notebook runs in a kernel of its own, so several run at once; results print in source order
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
+    # each notebook runs in a process and a kernel of its own (reading, executing and converting it
+    # to HTML all take CPU), so several run at once; results print in source order
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = [pool.submit(run_notebook, source, args.output, chosen, timeout=args.timeout, html=not args.no_html)
                    for source in sources]
         for _ in tqdm(as_completed(futures), total=len(futures), desc="notebooks", unit="nb", file=sys.stderr, disable=None):
