@@ -1,0 +1,81 @@
+"""JupyterLab's contents manager for ``make lab``: a ``.py`` file is served as a notebook when it
+is one, and a plain module stays a file that no notebook view can overwrite.
+
+Jupytext decides by extension, folder by folder (jupytext.toml: only ``notebooks/*.py`` are
+notebooks), so a review written anywhere by ``kbt review --format notebook -o X.py`` would open
+as text, and making every ``.py`` a notebook breaks ``kb_tools/cli.py`` ("NotJSONError").
+Here a ``.py`` that starts with a jupytext header (``# ---`` then ``# jupyter:``, which every
+review carries, with its kernel) is a notebook wherever it lies; any other ``.py`` follows the
+folder's jupytext.toml.
+
+JupyterLab picks a viewer by extension alone, and ``make lab`` makes jupytext's notebook viewer
+the one for ``.py``. So a module asked for as a notebook (a double-click on kb_tools/cli.py) is
+shown read-only, its source in one cell, with a line saying to open it with the Editor; it is
+never written back as a notebook.
+"""
+
+from __future__ import annotations
+
+import nbformat
+from jupytext.async_contentsmanager import AsyncTextFileContentsManager
+from jupytext.config import JupytextConfiguration
+
+HEAD_BYTES = 4096  # the header is the file's first lines; nothing past this is read to decide
+
+
+def is_notebook_script(os_path: str) -> bool:
+    """Whether the file starts with a jupytext YAML header."""
+    try:
+        with open(os_path, "rb") as stream:
+            head = stream.read(HEAD_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    lines = head.splitlines()
+    if not lines or lines[0].rstrip() != "# ---":
+        return False
+    return any(line.rstrip() == "# jupyter:" for line in lines[1:40])
+
+
+def _with_py(config):
+    """A copy of a jupytext configuration that counts ``.py`` as a notebook extension."""
+    values = {name: getattr(config, name) for name in config.trait_names() if config.trait_metadata(name, "config")}
+    extensions = values.get("notebook_extensions") or []
+    if isinstance(extensions, str):
+        extensions = extensions.split(",")
+    values["notebook_extensions"] = [*extensions, "py"]
+    return JupytextConfiguration(**values)
+
+
+class ScriptNotebooksContentsManager(AsyncTextFileContentsManager):
+    async def get_config(self, path, use_cache=False):
+        config = await super().get_config(path, use_cache=use_cache)
+        if not str(path).endswith(".py") or ".py" in self.all_nb_extensions(config):
+            return config
+        if not is_notebook_script(self._get_os_path(str(path).strip("/"))):
+            return config
+        return _with_py(config)
+
+    async def _is_module(self, path: str) -> bool:
+        """A .py file that is not a notebook here (not by its folder's jupytext.toml, not by its header)."""
+        path = str(path).strip("/")
+        return path.endswith(".py") and ".py" not in self.all_nb_extensions(await self.get_config(path))
+
+    async def get(self, path, content=True, type=None, format=None, **kwargs):
+        if type != "notebook" or not await self._is_module(path):
+            return await super().get(path, content=content, type=type, format=format, **kwargs)
+        model = await super().get(path, content=content, type="file", format="text", **kwargs)
+        model.update(type="notebook", format="json" if content else None, mimetype=None, writable=False)
+        if content:
+            note = nbformat.v4.new_markdown_cell(f"`{path}` is a Python module, not a notebook: shown read-only. "
+                                                 "To edit it, right-click it in the file browser → Open With → Editor.")
+            nb = nbformat.v4.new_notebook(cells=[note, nbformat.v4.new_code_cell(model["content"])])
+            nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+            model["content"] = nb
+        return model
+
+    async def save(self, model, path=""):
+        if model.get("type") == "notebook" and await self._is_module(path):
+            from tornado.web import HTTPError
+
+            raise HTTPError(403, f"{path} is a Python module, not a notebook: open it with the Editor to change it")
+        return await super().save(model, path)
