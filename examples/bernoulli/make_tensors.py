@@ -12,7 +12,6 @@ Philox stream drawn in torch) and the third-party leg (``Tensor.bernoulli_``, CP
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
@@ -44,32 +43,12 @@ def run_legs(dtype: str, device: str | None = "cpu") -> dict:
             "third_party": third_party_bernoulli(x, P, SEED, device)}
 
 
-def save(tensor, stem: Path) -> Path:
-    import numpy as np
-    import torch
-
-    if tensor.dtype == torch.bfloat16:
-        path = stem.with_suffix(".pt")
-        torch.save(tensor.contiguous(), path)
-    else:
-        path = stem.with_suffix(".npy")
-        np.save(path, tensor.numpy())
-    return path
-
-
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(HERE / "tensors"), help="folder to write (default: tensors/ beside this file)")
-    args = parser.parse_args(argv)
     os.environ["TRITON_INTERPRET"] = "1"  # before the kernel module is imported: the saved DUT is the interpreter's
+    from kb_tools.numerics.saved_legs import write_legs
     from ops.prototypes.bernoulli import SUPPORTED_DTYPES
 
-    for dtype in SUPPORTED_DTYPES:
-        folder = Path(args.out) / dtype
-        folder.mkdir(parents=True, exist_ok=True)
-        for leg, tensor in run_legs(dtype).items():
-            print(save(tensor, folder / leg))
-    return 0
+    return write_legs(run_legs, SUPPORTED_DTYPES, HERE / "tensors", __doc__.splitlines()[0], argv)
 
 
 if __name__ == "__main__":

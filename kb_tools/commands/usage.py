@@ -36,8 +36,7 @@ def _existing_format(path) -> str:
     """upstream when the file already there holds the upstream encoding, so a merge keeps it.
     A look at the bytes, not a parse: the merge reads the file properly (and reports it), and
     ``kbt usage`` stays free of the YAML and schema imports a strict read brings."""
-    import re
-
+    from kb_tools.contract.upstream import holds_encoding
     from kb_tools.files.jsonio import MAX_JSON_BYTES
 
     try:
@@ -46,8 +45,7 @@ def _existing_format(path) -> str:
         data = path.read_bytes()
     except OSError:
         return "opkb"
-    encoded = re.search(rb'"invariant"\s*:\s*"\[(?:required_constraints|optional_patterns):[^\s|\]]+/', data)
-    return "upstream" if encoded else "opkb"
+    return "upstream" if holds_encoding(data) else "opkb"
 
 
 def _encode(path, kb, selection) -> None:

@@ -52,6 +52,13 @@ def decode(value) -> Encoded | None:
     return Encoded(m["field"], page_id, invariant_id, m["anchors"], m["text"])
 
 
+def holds_encoding(data: bytes) -> bool:
+    """Whether a usage file's bytes hold an encoded invariant: a look, not a parse, for a
+    command that must not pay a strict JSON read (and its YAML import) to choose a format."""
+    fields = "|".join(FIELDS).encode()
+    return re.search(rb'"invariant"\s*:\s*"\[(?:' + fields + rb'):[^\s|\]]+/', data) is not None
+
+
 def looks_encoded(value) -> bool:
     """Starts the way an encoded string does, whether or not the rest parses."""
     return isinstance(value, str) and value.startswith("[") and any(value.startswith(f"[{f}:") for f in FIELDS)
