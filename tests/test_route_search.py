@@ -166,19 +166,6 @@ def test_answers_are_the_same_from_the_cache_and_without_it(monkeypatch, tmp_pat
     assert built == cached == uncached and len(list((tmp_path / "cache").glob("search-*.sqlite"))) == 1
 
 
-def test_site_ask_page_shows_the_answers_kbt_route_gives():
-    import re
-
-    from kb_tools.search.askpage import EXAMPLES, SHOWN, ask_page_markdown
-
-    text = ask_page_markdown(REPO)
-    for _, question in EXAMPLES:
-        row = next(line for line in text.splitlines() if f'`kbt route "{question}"`' in line)
-        linked = re.findall(r"\]\((kb/[^)]+\.md)\)", row)
-        assert linked == [h.path for h in answer(REPO, question, limit=SHOWN).hits]
-        assert all((REPO / path).is_file() for path in linked)
-
-
 def test_a_page_that_fails_to_load_is_named_not_silently_dropped(kbt, repo_copy):
     page = repo_copy / "kb" / "constraints" / "wrapper-boundary.md"
     page.write_text(page.read_text().replace("kind: constraint", "kind: bogus", 1))

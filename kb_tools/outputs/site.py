@@ -221,9 +221,9 @@ def write_sources(root: Path, kb: KnowledgeBase, src: Path, executed_dir: Path |
     (src / "router.md").write_text(router)
     (src / "CONTRACT.md").write_text((root / "CONTRACT.md").read_text())
     (src / "glossary.md").write_text(glossary_markdown(load_glossary(root), rel_of))
-    from kb_tools.search.askpage import ask_page_markdown
+    from kb_tools.search.askpage import write_ask_page
 
-    (src / "ask.md").write_text(ask_page_markdown(root))
+    write_ask_page(root, src)  # ask.md and the scripts that answer it in the page
     (src / "notebooks").mkdir()
     from kb_tools.outputs.notebook_runner import notebook_sources
 
