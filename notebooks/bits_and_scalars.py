@@ -15,6 +15,11 @@
 # comparison here is bit for bit, because every page here promises exactness.
 
 # %%
+from kb_tools.outputs.page_facts import rules_shown
+
+rules_shown("bits_and_scalars")  # the fact box and invariants of the pages this notebook proves
+
+# %%
 import warnings
 
 import numpy as np

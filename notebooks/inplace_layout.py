@@ -20,6 +20,11 @@
 # 4. the fallback: strided expansion into a view, the guard region intact, fp64 bits kept.
 
 # %%
+from kb_tools.outputs.page_facts import rules_shown
+
+rules_shown("inplace_layout")  # the fact box and invariants of the pages this notebook proves
+
+# %%
 import numpy as np
 import pandas as pd
 import torch

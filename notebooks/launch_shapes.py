@@ -17,6 +17,11 @@
 # never timed.
 
 # %%
+from kb_tools.outputs.page_facts import rules_shown
+
+rules_shown("launch_shapes")  # the fact box and invariants of the pages this notebook proves
+
+# %%
 import numpy as np
 import pandas as pd
 import torch

@@ -19,6 +19,11 @@
 # 5. a third-party leg that forgets to narrow leaks a wider dtype out of `sum`.
 
 # %%
+from kb_tools.outputs.page_facts import rules_shown
+
+rules_shown("narrowing")  # the fact box and invariants of the pages this notebook proves
+
+# %%
 import signal
 import subprocess
 import sys

@@ -18,6 +18,11 @@
 #    float test of the mismatch share and its fp16 arithmetic, integer routing, the fp8 rows.
 
 # %%
+from kb_tools.outputs.page_facts import rules_shown
+
+rules_shown("precision_metrics")  # the fact box and invariants of the pages this notebook proves
+
+# %%
 import math
 
 import matplotlib.pyplot as plt

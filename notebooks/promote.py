@@ -23,6 +23,11 @@
 #    error count against max(count, 1), and the three-way NaN/inf rule.
 
 # %%
+from kb_tools.outputs.page_facts import rules_shown
+
+rules_shown("promote")  # the fact box and invariants of the pages this notebook proves
+
+# %%
 import matplotlib.pyplot as plt
 import numpy as np
 import torch

@@ -18,6 +18,11 @@
 # 3. a deliberately biased generator (8-bit uniforms compared with `<=`) rejected by the same test.
 
 # %%
+from kb_tools.outputs.page_facts import rules_shown
+
+rules_shown("random_statistics")  # the fact box and invariants of the pages this notebook proves
+
+# %%
 import hashlib
 
 import matplotlib.pyplot as plt

@@ -14,6 +14,11 @@
 # page's own block, run as printed.
 
 # %%
+from kb_tools.outputs.page_facts import rules_shown
+
+rules_shown("verification_rules")  # the fact box and invariants of the pages this notebook proves
+
+# %%
 import numpy as np
 import pandas as pd
 import torch

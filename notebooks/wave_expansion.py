@@ -19,6 +19,11 @@
 # 5. the workspace arithmetic of seed 001 §1.4 recomputed for `[4096, 4096]`.
 
 # %%
+from kb_tools.outputs.page_facts import rules_shown
+
+rules_shown("wave_expansion")  # the fact box and invariants of the pages this notebook proves
+
+# %%
 import matplotlib.pyplot as plt
 import numpy as np
 import torch

@@ -15,6 +15,11 @@
 # faster, callable slower" effect.
 
 # %%
+from kb_tools.outputs.page_facts import rules_shown
+
+rules_shown("wrapper_boundary")  # the fact box and invariants of the pages this notebook proves
+
+# %%
 import json
 from pathlib import Path
 

@@ -127,6 +127,14 @@ def test_kb_page_has_its_fact_box_and_operators(site):
     assert "Facts" in html and "applies to" in html and "../../operators/softmax.html" in html
 
 
+def test_a_notebook_page_shows_the_facts_of_the_rules_it_proves(site):
+    out, stem = site
+    html = (out / "notebooks" / f"{stem}.html").read_text()
+    page = load_kb(REPO).pages["wrapper-boundary"]
+    assert "<details>" in html and "../kb/constraints/wrapper-boundary.html" in html
+    assert all(inv.id in html for inv in page.invariants)
+
+
 def test_operator_review_and_router_are_there(site):
     out, _ = site
     assert "Design review: bernoulli" in (out / "operators" / "bernoulli.html").read_text()

@@ -19,6 +19,7 @@ from kb_tools.contract.specs import OpSpec, load_spec, spec_files
 from kb_tools.kb.glossary import glossary_markdown, load_glossary
 from kb_tools.kb.pages import KnowledgeBase, Page
 from kb_tools.kb.sources import load_sources
+from kb_tools.outputs.page_facts import applies_by_page, fact_table, invariant_table
 from kb_tools.outputs.review import render_review, review_inputs
 
 # furo: a well-kept theme (sphinx-doc's own recommendation list, pip's and attrs' docs) that is
@@ -30,6 +31,7 @@ project = "opkb"
 author = "opkb"
 extensions = ["myst_nb", "kb_tools.outputs.site_search"]
 nb_execution_mode = "off"
+nb_render_markdown_format = "myst"  # a notebook's Markdown output (rules_shown): tables, page links resolved
 myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3
 html_theme = "furo"
@@ -48,27 +50,8 @@ _NOTEBOOK_LINK = re.compile(r"\]\(((?:\.\./)*notebooks/[a-z0-9_]+)\.py\)")
 
 
 def _fact_box(page: Page, applies_to: list[str], seeds: dict, rel_of: dict[str, str]) -> str:
-    up = "../../"
-    r = page.routing
-    if r.mandatory_for:
-        routing = f"mandatory for {', '.join(r.mandatory_for)}"
-    else:
-        topo = "every topology" if r.topologies == "all" else ", ".join(r.topologies) or "router tasks only"
-        triggers = list(r.properties) + ([f"target {r.target_gate}"] if r.target_gate else [])
-        routing = topo + (f"; when any of: {', '.join(triggers)}" if triggers else "")
-    ops = ", ".join(f"[{op}]({up}operators/{op}.md)" for op in applies_to) or "no catalog operator (reached from ROUTER.md tasks)"
-    notebooks = ", ".join(f"[{Path(nb).stem}]({up}{Path(nb).with_suffix('.ipynb').as_posix()})" for nb in page.demonstrated_by) or "—"
-    by_seed: dict[str, list[str]] = {}
-    for src in page.sources:
-        by_seed.setdefault(src["seed"], []).append(src["section"])
-    sources = "; ".join(f"{seeds[name].title if name in seeds else name}: {', '.join(keys)}" for name, keys in by_seed.items())
-    related = ", ".join(f"[{rid}]({up}kb/{rel_of[rid]})" for rid in page.related if rid in rel_of) or "—"
-    rows = [("kind", f"{page.kind}, area {page.area}"), ("routing", routing), ("applies to", ops),
-            ("trigger", page.trigger), ("demonstrated by", notebooks), ("sources", sources), ("related", related)]
-    table = "\n".join(f"| {k} | {v.replace('|', '/')} |" for k, v in rows)
-    invariants = "\n".join(f"| `{i.id}` | {i.check}{f' ({i.rule})' if i.rule else ''} | {i.text.replace('|', '/')} |" for i in page.invariants)
-    return (f":::{{admonition}} Facts\n:class: note\n\n| fact | value |\n|---|---|\n{table}\n:::\n\n"
-            f"| invariant | check | text |\n|---|---|---|\n{invariants}\n")
+    facts = fact_table(page, applies_to, seeds, rel_of, "../../", "../../")
+    return f":::{{admonition}} Facts\n:class: note\n\n{facts}:::\n\n{invariant_table(page)}"
 
 
 def _page_markdown(page: Page, applies_to: list[str], seeds: dict, rel_of: dict[str, str]) -> str:
@@ -206,12 +189,8 @@ def write_sources(root: Path, kb: KnowledgeBase, src: Path, executed_dir: Path |
     shutil.copytree(STATIC, src / "_static")
     seeds = load_sources(kb.kb_dir)
     specs = [load_spec(p) for p in spec_files(ops_dir)]
-    applies: dict[str, list[str]] = {pid: [] for pid in kb.pages}
-    selections = {}
-    for spec in specs:
-        selections[spec.op] = select(kb, spec)
-        for verdict in selections[spec.op].references + selections[spec.op].playbooks:
-            applies[verdict.page.id].append(spec.op)
+    selections = {spec.op: select(kb, spec) for spec in specs}
+    applies = applies_by_page(kb, selections)
     rel_of = {pid: page.rel_path for pid, page in kb.pages.items()}
     for page in kb.pages.values():
         target = src / "kb" / page.rel_path
