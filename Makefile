@@ -66,21 +66,15 @@ browser:
 	  { (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-zenhei) >/dev/null 2>&1 \
 	    || echo "make browser: chromium could not be installed; the site test will skip"; }
 
-# JupyterLab (installed by setup). A .py file opens as a notebook (jupytext) when it is one:
+# JupyterLab (installed by setup), configured by kb_tools.outputs.lab_launch (the browser test
+# starts the same server). A .py file opens as a notebook (jupytext) when it is one:
 # notebooks/*.py, and any review written by `kbt review --format notebook -o X.py` (it starts with
 # a jupytext header); a plain module (kb_tools/cli.py) opens read-only, with a line saying to open
-# it with the Editor (kb_tools.outputs.lab_contents). A notebook starts its kernel without asking. Its root is the repository, so a notebook's
-# ../kb/*.md links open; it starts in notebooks/. Kernels talk over encrypted sockets and the
-# profiler stays quiet. LAB_ARGS adds options (e.g. LAB_ARGS="--port=8890 --no-browser").
-LAB_SETTINGS := {"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"}}, \
-  "@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": true}}
+# it with the Editor (kb_tools.outputs.lab_contents). A notebook starts its kernel without asking.
+# Its root is the repository, so a notebook's ../kb/*.md links open; it starts in notebooks/.
+# LAB_ARGS adds options (e.g. LAB_ARGS="--port=8890 --no-browser").
 lab: setup
-	@mkdir -p $(VENV)/share/jupyter/lab/settings
-	@printf '%s\n' '$(LAB_SETTINGS)' > $(VENV)/share/jupyter/lab/settings/overrides.json
-	KINETO_LOG_LEVEL=$${KINETO_LOG_LEVEL:-6} $(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) \
-	  --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks \
-	  --ServerApp.contents_manager_class=kb_tools.outputs.lab_contents.ScriptNotebooksContentsManager \
-	  --KernelManager.transport_encryption=auto $(LAB_ARGS)
+	$(BIN)/python -m kb_tools.outputs.lab_launch --root "$(CURDIR)" $(LAB_ARGS)
 
 clean:
 	rm -rf build

@@ -12,9 +12,16 @@ JupyterLab picks a viewer by extension alone, and ``make lab`` makes jupytext's 
 the one for ``.py``. So a module asked for as a notebook (a double-click on kb_tools/cli.py) is
 shown read-only, its source in one cell, with a line saying to open it with the Editor; it is
 never written back as a notebook.
+
+A notebook is served with the kernel metadata JupyterLab would write once the native python3
+kernel starts (its spec's display name, the kernel's ``language_info``): a ``.py`` notebook has
+no ``language_info`` and often no kernelspec, and JupyterLab adding them marked every notebook
+"modified" as it opened.
 """
 
 from __future__ import annotations
+
+from functools import cache
 
 import nbformat
 from jupytext.async_contentsmanager import AsyncTextFileContentsManager
@@ -46,7 +53,28 @@ def _with_py(config):
     return JupytextConfiguration(**values)
 
 
+@cache
+def _native_language_info() -> dict:
+    """What the native kernel (ipykernel, run by this server's Python) reports as its language."""
+    from ipykernel.ipkernel import IPythonKernel
+
+    return IPythonKernel.language_info
+
+
 class ScriptNotebooksContentsManager(AsyncTextFileContentsManager):
+    def _as_the_kernel_reports(self, nb) -> None:
+        """Give a notebook for the native python3 kernel (named, or the default when none is)
+        the kernelspec and language_info that JupyterLab would set when that kernel starts."""
+        from jupyter_client.kernelspec import NATIVE_KERNEL_NAME
+
+        specs = getattr(self.parent, "kernel_spec_manager", None)
+        name = (nb["metadata"].get("kernelspec") or {}).get("name") or NATIVE_KERNEL_NAME
+        if specs is None or name != NATIVE_KERNEL_NAME:
+            return
+        spec = specs.get_kernel_spec(name)
+        nb["metadata"]["kernelspec"] = {"name": name, "display_name": spec.display_name, "language": spec.language}
+        nb["metadata"]["language_info"] = dict(_native_language_info())
+
     async def get_config(self, path, use_cache=False):
         config = await super().get_config(path, use_cache=use_cache)
         if not str(path).endswith(".py") or ".py" in self.all_nb_extensions(config):
@@ -62,14 +90,17 @@ class ScriptNotebooksContentsManager(AsyncTextFileContentsManager):
 
     async def get(self, path, content=True, type=None, format=None, **kwargs):
         if type != "notebook" or not await self._is_module(path):
-            return await super().get(path, content=content, type=type, format=format, **kwargs)
+            model = await super().get(path, content=content, type=type, format=format, **kwargs)
+            if content and model.get("type") == "notebook":
+                self._as_the_kernel_reports(model["content"])
+            return model
         model = await super().get(path, content=content, type="file", format="text", **kwargs)
         model.update(type="notebook", format="json" if content else None, mimetype=None, writable=False)
         if content:
             note = nbformat.v4.new_markdown_cell(f"`{path}` is a Python module, not a notebook: shown read-only. "
                                                  "To edit it, right-click it in the file browser → Open With → Editor.")
             nb = nbformat.v4.new_notebook(cells=[note, nbformat.v4.new_code_cell(model["content"])])
-            nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+            self._as_the_kernel_reports(nb)
             model["content"] = nb
         return model
 
