@@ -48,8 +48,15 @@ def test_worked_example_review_executes_clean(kbt, tmp_path):
     assert all(v[0] == "PASS" for v in verdicts)
     # operator, tolerances, properties; the claims of every page; metrics per dtype; exclusions
     assert _html_tables(nb) == 3 + len(sel.references) + 3 + 1
-    pngs = [o for o in _outputs(nb, "display_data") if "image/png" in o.get("data", {})]
-    assert len(pngs) == 3  # one error distribution per dtype
+    html = [o["data"]["text/html"] for o in _outputs(nb, "execute_result") if "text/html" in o.get("data", {})]
+    assert sum(h.count('src="data:image/png;base64,') for h in html) == 3  # one error distribution per dtype
+    assert not [o for o in _outputs(nb, "display_data") if "image/png" in o.get("data", {})], "a figure is shown twice"
+    # each page's invariants, each comparison's evidence and the excluded pages fold under one line
+    # each, closed when all is well (the clean audit and claims have no table to show)
+    folds = [h.split("</summary>")[0] for h in html if h.startswith('<details class="opkb-fold"><summary>')]
+    assert len(folds) == len(sel.references) + 3 + 1, len(folds)
+    pages = [f.split("<summary>")[1] for f in folds if " invariants: " in f]
+    assert [p.split(" ")[0] for p in pages] == [str(len(v.page.invariants)) for v in sel.references], pages
     claims = _claims_column(nb)
     assert len(claims) == sum(len(v.page.invariants) for v in sel.references) and "open" not in claims
 
@@ -57,7 +64,7 @@ def test_worked_example_review_executes_clean(kbt, tmp_path):
 def _claims_column(nb) -> list[str]:
     """The claim cells of the page tables (a cell holding exactly one status word)."""
     html = "".join(c.outputs[0]["data"]["text/html"] for c in nb.cells
-                   if c.cell_type == "code" and c.source.startswith("review.page_table("))
+                   if c.cell_type == "code" and c.source.startswith("review.page("))
     return [s for s in ("implemented", "deviated", "not_applicable", "open") for _ in range(html.count(f"<td>{s}</td>"))]
 
 
@@ -126,10 +133,10 @@ def test_memory_specs_get_the_wave_plan_and_tiling(kbt, tmp_path):
     target = tmp_path / "b.ipynb"
     assert kbt("review", REPO / "ops" / "bernoulli.yaml", "--format", "notebook", "-o", target).code == 0  # every input there
     sources = [c.source for c in nbformat.read(target, as_version=4).cells]
-    assert "review.memory().table" in sources
+    assert "review.memory().folded" in sources
     softmax = tmp_path / "s.ipynb"
     kbt("review", REPO / "ops" / "softmax.yaml", "--format", "notebook", "-o", softmax)
-    assert "review.memory().table" not in [c.source for c in nbformat.read(softmax, as_version=4).cells]
+    assert "review.memory().folded" not in [c.source for c in nbformat.read(softmax, as_version=4).cells]
 
 
 def test_usage_errors(kbt, tmp_path):

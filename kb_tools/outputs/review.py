@@ -188,11 +188,20 @@ def _reference(inputs: ReviewInputs, verdict: Verdict, claims, findings_lines, f
         inv = row.invariant
         check = f"{inv.check} ({inv.rule})" if inv.rule else inv.check
         table.append(f"| `{_cell(inv.id)}` ({check}) | {_cell(inv.text)} | {_claim_cell(row)} | {_audit_cell(row)} |")
+    return out + _fold(claims_summary(rows), table, fold, opened=audit_breaks(rows)) + [""]
+
+
+def audit_breaks(rows: list[InvariantClaim]) -> bool:
+    return any(row.audit_lines for row in rows)
+
+
+def claims_summary(rows: list[InvariantClaim]) -> str:
+    """One page's invariants in one line: how many, by claimed status, and how many the audit breaks
+    (what a folded invariant table shows, in both reviews)."""
     statuses = Counter(row.status for row in rows)
     failing = sum(bool(row.audit_lines) for row in rows)
-    summary = (f"{len(rows)} invariants: {', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}"
-               + (f"; the audit breaks {failing}" if failing else ""))
-    return out + _fold(summary, table, fold, opened=bool(failing)) + [""]
+    return (f"{len(rows)} invariants: {', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}"
+            + (f"; the audit breaks {failing}" if failing else ""))
 
 
 def checklist(spec: OpSpec, selection: Selection, evidence: str) -> list[str]:

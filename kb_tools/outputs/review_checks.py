@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 
 from kb_tools.diagnostics import KbError, KbErrors
+from kb_tools.outputs.folds import Folded, png_of
 from kb_tools.outputs.review import NO_IMPLEMENTATION
 from kb_tools.kb import vocabulary as V
 
@@ -32,9 +33,18 @@ class Check:
     status: str  # PASS, FAIL or MISSING (the input the check needed could not be used)
     summary: str
     table: object = None  # a pandas DataFrame with the evidence, when there is any
+    holds: str = ""  # what the table holds, in a few words (the folded evidence's summary)
+    figure: bytes | None = None  # a PNG drawn from the evidence
 
     def __str__(self) -> str:
         return f"[{self.status}] {self.name}: {self.summary}"
+
+    @property
+    def folded(self) -> Folded | None:
+        """The evidence folded under one line (open when the check failed); None when there is none."""
+        if self.table is None:
+            return None
+        return Folded(self.holds, self.table, self.figure, opened=self.status == "FAIL")
 
 
 def _frame(rows, columns=None):
@@ -136,12 +146,8 @@ class ReviewSession:
 
     def page_table(self, rel_path: str):
         """One selected page's invariants with the coder's claim and, for static ones, the audit."""
-        from kb_tools.outputs.review import claims_of, invariant_claims, lines_by_code
-
-        # suppressed findings count here: they still fail `kbt verify`
-        findings_lines = lines_by_code(self._audit_findings()) if self._audit[0] is not None else None
         rows = []
-        for row in invariant_claims(self.kb.by_path(rel_path), claims_of(self.usage), findings_lines):
+        for row in self._claim_rows(rel_path):
             inv = row.invariant
             audit = "—"
             if inv.check == "static":
@@ -152,8 +158,25 @@ class ReviewSession:
                          "justification": row.justification or "—", "audit": audit})
         return _frame(rows)
 
+    def page(self, rel_path: str) -> Folded:
+        """The page's invariant table folded under its claims in one line (open when the audit breaks one)."""
+        from kb_tools.outputs.review import audit_breaks, claims_summary
+
+        rows = self._claim_rows(rel_path)
+        return Folded(claims_summary(rows), self.page_table(rel_path), opened=audit_breaks(rows))
+
     def excluded_table(self):
         return _frame([{"page": v.page.rel_path, "why not": v.reason} for v in self.selection.excluded], ["page", "why not"])
+
+    def excluded(self) -> Folded:
+        return Folded(f"{len(self.selection.excluded)} pages, each with the predicate that failed", self.excluded_table())
+
+    def _claim_rows(self, rel_path: str) -> list:
+        from kb_tools.outputs.review import claims_of, invariant_claims, lines_by_code
+
+        # suppressed findings count here: they still fail `kbt verify`
+        findings_lines = lines_by_code(self._audit_findings()) if self._audit[0] is not None else None
+        return invariant_claims(self.kb.by_path(rel_path), claims_of(self.usage), findings_lines)
 
     # --- the live checks -------------------------------------------------------------------
 
@@ -184,13 +207,14 @@ class ReviewSession:
             return self._record(Check("wrapper audit", "MISSING", self._audit[1]))
         findings = self._audit_findings()
         table = _frame([f.to_json() for f in findings]) if findings else None
+        holds = f"{len(findings)} findings, each with its line"
         names = [getattr(w, "name", w) for w in result.wrappers]
         if not names:
-            return self._record(Check("wrapper audit", "FAIL", f"{self._audit[1]}: no wrapper function found", table))
+            return self._record(Check("wrapper audit", "FAIL", f"{self._audit[1]}: no wrapper function found", table, holds))
         if findings:
             codes = sorted({f.code for f in findings})
             return self._record(Check("wrapper audit", "FAIL", f"{len(findings)} findings ({', '.join(codes)}) in "
-                                      f"{', '.join(names)}", table))
+                                      f"{', '.join(names)}", table, holds))
         return self._record(Check("wrapper audit", "PASS", f"0 findings in {', '.join(names)} ({self._audit[1]})"))
 
     def claims(self) -> Check:
@@ -214,9 +238,11 @@ class ReviewSession:
         errors = [d for d in diags if d.severity == "error"]
         table = _frame([{"where": f"{d.path}:{d.line or ''}", "code": d.code, "message": d.message, "severity": d.severity}
                         for d in diags]) if diags else None
+        holds = f"{len(diags)} diagnostics of kbt verify"
         if errors:
-            return self._record(Check("claims", "FAIL", f"kbt verify finds {len(errors)} error(s) ({counted}); first: {errors[0]}", table))
-        return self._record(Check("claims", "PASS", f"kbt verify passes: {counted}", table))
+            return self._record(Check("claims", "FAIL", f"kbt verify finds {len(errors)} error(s) ({counted}); first: {errors[0]}",
+                                      table, holds))
+        return self._record(Check("claims", "PASS", f"kbt verify passes: {counted}", table, holds))
 
     @staticmethod
     def _leg_file(folder: Path, leg: str) -> Path:
@@ -287,12 +313,13 @@ class ReviewSession:
             verdict = judge(criterion, tensors["dut"], tensors["golden"], tensors.get("third_party"), dtype=dtype)
         except ValueError as exc:
             return self._record(Check(name, "FAIL", f"{criterion} cannot judge the saved tensors: {exc}"))
-        _plot_errors(tensors, dtype, criterion)
+        figure = png_of(_plot_errors(tensors, dtype, criterion))
         table = _frame([{"leg": leg, **compute(tensors[leg], tensors["golden"], dtype).as_dict()}
                         for leg in ("dut", "third_party") if leg in tensors])
         ratios = ", ".join(f"{k} {v:.3g}" for k, v in verdict.ratios.items() if v is not None)
         detail = "; ".join(verdict.reasons) if verdict.reasons else (ratios or "within tolerance")
-        return self._record(Check(name, "PASS" if verdict.passed else "FAIL", f"{criterion}: {detail}", table))
+        return self._record(Check(name, "PASS" if verdict.passed else "FAIL", f"{criterion}: {detail}", table,
+                                  f"{dtype}: each leg's metrics against the golden, and its relative errors drawn", figure))
 
     def memory(self) -> Check:
         """The high-to-low wave plan and the tiling / UB budget, per dtype (seed 001 §3.3, §3.4)."""
@@ -312,9 +339,12 @@ class ReviewSession:
                          "blockDim": tiling.block_dim, "elementsPerCore": tiling.elements_per_core,
                          "UB used (B)": tiling.ub_total, "UB (B)": UB_BYTES})
         where = f"n = {MEMORY_N}, UB {UB_BYTES} B, {CORES} cores"
+        holds = f"the wave plan and the tiling of each of {len(rows)} dtypes"
         if bad:
-            return self._record(Check("memory plan", "FAIL", f"unsafe plan or UB overflow for {', '.join(bad)} ({where})", _frame(rows)))
-        return self._record(Check("memory plan", "PASS", f"every wave plan is safe and every tile fits UB ({where})", _frame(rows)))
+            return self._record(Check("memory plan", "FAIL", f"unsafe plan or UB overflow for {', '.join(bad)} ({where})",
+                                      _frame(rows), holds))
+        return self._record(Check("memory plan", "PASS", f"every wave plan is safe and every tile fits UB ({where})",
+                                  _frame(rows), holds))
 
     def summary(self) -> str:
         counts = {s: sum(c.status == s for c in self.results) for s in ("PASS", "FAIL", "MISSING")}
@@ -350,7 +380,7 @@ def _tolerance(criterion: str | None, dtype: str) -> str:
     return "—"
 
 
-def _plot_errors(tensors: dict, dtype: str, criterion: str) -> None:
+def _plot_errors(tensors: dict, dtype: str, criterion: str):
     """Histogram of log10 relative error against the golden, one curve per leg."""
     import matplotlib.pyplot as plt
     import numpy as np
@@ -370,3 +400,4 @@ def _plot_errors(tensors: dict, dtype: str, criterion: str) -> None:
     ax.set_title(f"{dtype}: error distribution ({criterion})")
     ax.legend()
     fig.tight_layout()
+    return fig

@@ -3,7 +3,8 @@
 Markdown cells hold what the selection knows when the notebook is written (each page, why it
 applies, its trigger, the pages excluded, the checklist); code cells call
 :mod:`kb_tools.outputs.review_checks`, so the facts tables, the claims, the wrapper audit, the saved
-tensors' comparisons and the memory plan are computed each time the notebook runs. Paths in the
+tensors' comparisons and the memory plan are computed each time the notebook runs, and shown
+folded under one line each (:mod:`kb_tools.outputs.folds`). Paths in the
 notebook are relative to its own folder, where a kernel starts, so a review can be moved with
 the tree it reviews. The same inputs give the same bytes.
 """
@@ -57,7 +58,8 @@ def build_notebook(plan: ReviewPlan, where: Path):
         md(f"# Design review: {spec.op}{'' if spec.wrapper else ' (' + NO_IMPLEMENTATION + ')'}\n\n{markdown_text(spec.description)}\n\n"
            f"{len(sel.constraints)} required constraints, {len(sel.patterns)} patterns and {n_invariants} invariants apply. "
            "The code cells run the checks live through `kb_tools`; each prints one verdict line "
-           "(`[PASS]`, `[FAIL]`, or `[MISSING]` when an input it needs is absent). Re-run it with "
+           "(`[PASS]`, `[FAIL]`, or `[MISSING]` when an input it needs is absent); its evidence, and each page's "
+           "invariants, are folded under one line (open when something in them failed). Re-run it with "
            f"`kbt review {plan.spec_path.as_posix()} --format notebook --execute -o FILE.ipynb`, or open it in JupyterLab."),
         code("import pandas as pd\n\nfrom kb_tools.outputs.review_checks import ReviewSession\n\n"
              'pd.set_option("display.max_colwidth", None)\n'
@@ -71,30 +73,30 @@ def build_notebook(plan: ReviewPlan, where: Path):
         code("review.properties_table()"),
         md("## Live checks\n\n### Wrapper audit\n\n`kbt audit` of the spec's `wrapper:` file: every operation outside "
            "the wrapper boundary, with its line (seed 003)."),
-        code("review.audit().table"),
+        code("review.audit().folded"),
         md("### Claims\n\n`kbt verify` of the KB_USAGE.json: each claim against the contract, the selection beside it "
            "and the wrapper audit (no claim can waive a static invariant the audit finds broken)."),
-        code("review.claims().table"),
+        code("review.claims().folded"),
         md("### Saved tensors\n\nFor each dtype, the legs saved under the spec's `tensors:` folder judged by the "
            "declared criterion, with every metric and the distribution of relative errors against the golden."),
     ]
-    cells += [code(f"review.compare({dtype!r}).table") for dtype in spec.dtypes]
+    cells += [code(f"review.compare({dtype!r}).folded") for dtype in spec.dtypes]
     if has_memory_checks(spec):
         cells += [md("### Memory plan\n\nThe high-to-low wave plan of the in-place mask expansion and the tiling and "
                      "UB budget of its kernel, per dtype (seed 001 §3.3, §3.4)."),
-                  code("review.memory().table")]
+                  code("review.memory().folded")]
     cells.append(md("## Required constraints\n\nEach page that applies, why, and its invariants with the coder's claim "
                     "and, for static invariants, what the audit found."))
     for verdict in sel.constraints:
-        cells += [md(_page_markdown(plan, verdict)), code(f"review.page_table({verdict.page.rel_path!r})")]
+        cells += [md(_page_markdown(plan, verdict)), code(f"review.page({verdict.page.rel_path!r})")]
     cells.append(md("## Optional patterns" + ("" if sel.patterns else
                     "\n\nNo pattern applies (`no_matching_pattern`); the constraints above still do.")))
     for verdict in sel.patterns:
-        cells += [md(_page_markdown(plan, verdict)), code(f"review.page_table({verdict.page.rel_path!r})")]
+        cells += [md(_page_markdown(plan, verdict)), code(f"review.page({verdict.page.rel_path!r})")]
     if sel.playbooks:
         cells.append(md("## Playbooks to read\n\n" + "\n".join(
             f"- [{v.page.title}]({plan.link_base}{v.page.rel_path}) — {v.reason}" for v in sel.playbooks)))
-    cells += [md("## Pages that do not apply\n\nEach with the predicate that failed."), code("review.excluded_table()"),
+    cells += [md("## Pages that do not apply\n\nEach with the predicate that failed."), code("review.excluded()"),
               md(_checklist(plan)), code("print(review.summary())")]
     for i, cell in enumerate(cells):
         cell.id = f"review-{i:03d}"  # stable ids: the same inputs give the same bytes
