@@ -32,6 +32,7 @@ from kb_tools.runtime import backends
 from kb_tools.memory import cases, parity
 from kb_tools.memory.alias import can_alias, mask_size
 from kb_tools.memory.expand import default_tile, expand_inplace, expand_low_to_high
+from kb_tools.memory.wave_figure import draw_wave_plans
 from kb_tools.memory.waves import plan_problems, plan_waves
 
 BACKENDS = backends.announce(backends.KNOWN)
@@ -46,25 +47,11 @@ RNG = np.random.default_rng(2024)
 # of every read bar at or below it — the checker proves it for each plan drawn.
 
 # %%
-fig, axes = plt.subplots(2, 4, figsize=(15, 5), sharex=False)
-for row, n in enumerate((4096, 1_000_000)):
-    for col, d in enumerate((1, 2, 4, 8)):
-        plan = plan_waves(n, d)
-        assert plan_problems(plan, n, d) == [], (n, d)
-        ax = axes[row, col]
-        for i, w in enumerate(plan):
-            lo, hi = w.read_bytes()
-            wlo, whi = w.write_bytes(d)
-            ax.barh(i + 0.2, hi - lo, left=max(lo, 1), height=0.35, color="tab:blue")
-            ax.barh(i - 0.2, whi - wlo, left=max(wlo, 1), height=0.35,
-                    color="tab:orange" if not w.buffered else "tab:red")
-        ax.set_xscale("log")
-        ax.invert_yaxis()
-        ax.set_title(f"n={n:,}, d={d}: {len(plan)} waves", fontsize=9)
-        ax.set_yticks(range(len(plan)))
-axes[0, 0].legend(["reads mask bytes", "writes output bytes"], fontsize=7, loc="lower right")
-fig.supxlabel("byte address (log)")
-fig.tight_layout()
+COUNTS, WIDTHS = (4096, 1_000_000), (1, 2, 4, 8)
+for n in COUNTS:
+    for d in WIDTHS:
+        assert plan_problems(plan_waves(n, d), n, d) == [], (n, d)
+draw_wave_plans(COUNTS, WIDTHS)
 plt.show()
 for w in plan_waves(1_000_000, 4):
     print(w)

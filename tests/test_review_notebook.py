@@ -73,6 +73,11 @@ def test_written_notebook_is_deterministic_and_py_is_percent(kbt, tmp_path):
     for target in (a, b, py):
         assert kbt("review", REPO / "ops" / "softmax.yaml", "--format", "notebook", "-o", target).code == 0
     assert a.read_bytes() == b.read_bytes()
+    # the cells repeated per page and per dtype show on the site without their code
+    cells = nbformat.read(a, as_version=4).cells
+    tagged = [c.source.split("(")[0] for c in cells if "remove-input" in c.metadata.get("tags", [])]
+    sel = select(load_kb(REPO), load_spec(REPO / "ops" / "softmax.yaml"))
+    assert sorted(tagged) == sorted(["review.compare"] * 3 + ["review.page"] * len(sel.references))
     import jupytext
 
     assert py.read_text().count("# %%") == len(nbformat.read(a, as_version=4).cells)

@@ -141,16 +141,16 @@ def _tolerance(spec: OpSpec) -> list[str]:
 
 
 def page_intro(verdict: Verdict, link: str) -> list[str]:
-    """A selected page's heading, link, reason, trigger and notebooks (both reviews open a page so)."""
+    """A selected page's heading, link, reason, trigger and notebooks (both reviews open a page so),
+    the facts one paragraph of short lines: a review is read page after page, and a paragraph's
+    margin under each line made it a screen longer."""
     page = verdict.page
-    out = [f"### {page.title}", "", f"[`{page.rel_path}`]({link}) — {page.kind}, area {page.area}", "",
-           f"**Why it applies:** {verdict.reason}", ""]
+    facts = [f"[`{page.rel_path}`]({link}) — {page.kind}, area {page.area}", f"**Why it applies:** {verdict.reason}"]
     if page.trigger not in verdict.reason:
-        out += [f"**Trigger:** {page.trigger}", ""]
+        facts.append(f"**Trigger:** {page.trigger}")
     if page.demonstrated_by:
-        nbs = ", ".join(f"`{nb}`" for nb in page.demonstrated_by)
-        out += [f"**Demonstrated by:** {nbs}", ""]
-    return out
+        facts.append(f"**Demonstrated by:** {', '.join(f'`{nb}`' for nb in page.demonstrated_by)}")
+    return [f"### {page.title}", "", "\\\n".join(facts), ""]
 
 
 def _audit_cell(row: InvariantClaim) -> str:

@@ -46,6 +46,14 @@ def _checklist(plan: ReviewPlan) -> str:
     return "## Reviewer checklist\n\n" + "\n".join(items)
 
 
+def _repeated(cell):
+    """A cell repeated per page or per dtype, one call that the cells above explain: the site
+    (MyST-NB's ``remove-input`` tag) shows its verdict and fold without its code, as the Markdown
+    review reads; JupyterLab shows the code as ever."""
+    cell.metadata["tags"] = ["remove-input"]
+    return cell
+
+
 def build_notebook(plan: ReviewPlan, where: Path):
     """The review as an nbformat notebook whose paths are relative to the folder ``where``."""
     import nbformat
@@ -80,7 +88,7 @@ def build_notebook(plan: ReviewPlan, where: Path):
         md("### Saved tensors\n\nFor each dtype, the legs saved under the spec's `tensors:` folder judged by the "
            "declared criterion, with every metric and the distribution of relative errors against the golden."),
     ]
-    cells += [code(f"review.compare({dtype!r}).folded") for dtype in spec.dtypes]
+    cells += [_repeated(code(f"review.compare({dtype!r}).folded")) for dtype in spec.dtypes]
     if has_memory_checks(spec):
         cells += [md("### Memory plan\n\nThe high-to-low wave plan of the in-place mask expansion and the tiling and "
                      "UB budget of its kernel, per dtype (seed 001 §3.3, §3.4)."),
@@ -88,11 +96,11 @@ def build_notebook(plan: ReviewPlan, where: Path):
     cells.append(md("## Required constraints\n\nEach page that applies, why, and its invariants with the coder's claim "
                     "and, for static invariants, what the audit found."))
     for verdict in sel.constraints:
-        cells += [md(_page_markdown(plan, verdict)), code(f"review.page({verdict.page.rel_path!r})")]
+        cells += [md(_page_markdown(plan, verdict)), _repeated(code(f"review.page({verdict.page.rel_path!r})"))]
     cells.append(md("## Optional patterns" + ("" if sel.patterns else
                     "\n\nNo pattern applies (`no_matching_pattern`); the constraints above still do.")))
     for verdict in sel.patterns:
-        cells += [md(_page_markdown(plan, verdict)), code(f"review.page({verdict.page.rel_path!r})")]
+        cells += [md(_page_markdown(plan, verdict)), _repeated(code(f"review.page({verdict.page.rel_path!r})"))]
     if sel.playbooks:
         cells.append(md("## Playbooks to read\n\n" + "\n".join(
             f"- [{v.page.title}]({plan.link_base}{v.page.rel_path}) — {v.reason}" for v in sel.playbooks)))
