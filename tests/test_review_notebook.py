@@ -128,6 +128,11 @@ def test_audit_findings_fail_the_review(tmp_path):
     assert claims.status == "FAIL" and "VF010" in set(claims.table["code"])
     row = review.page_table("constraints/wrapper-boundary.md").set_index("invariant").loc["no-host-layout-change"]
     assert row["claim"] == "implemented" and row["audit"].startswith("FAIL at line")
+    # what failed is shown open: the audit's findings, and the page whose invariant it breaks
+    assert audit.folded.opened and audit.folded._repr_html_().startswith('<details class="opkb-fold" open><summary>1 finding, each with its line</summary>')
+    page = review.page("constraints/wrapper-boundary.md")
+    assert page.opened and page.summary.endswith("; the audit breaks 1")
+    assert not review.page("constraints/accumulator-precision.md").opened
 
 
 def test_memory_specs_get_the_wave_plan_and_tiling(kbt, tmp_path):

@@ -207,7 +207,7 @@ class ReviewSession:
             return self._record(Check("wrapper audit", "MISSING", self._audit[1]))
         findings = self._audit_findings()
         table = _frame([f.to_json() for f in findings]) if findings else None
-        holds = f"{len(findings)} findings, each with its line"
+        holds = f"{len(findings)} finding{'' if len(findings) == 1 else 's'}, each with its line"
         names = [getattr(w, "name", w) for w in result.wrappers]
         if not names:
             return self._record(Check("wrapper audit", "FAIL", f"{self._audit[1]}: no wrapper function found", table, holds))
