@@ -17,7 +17,7 @@ import pytest
 
 from conftest import REPO
 from kb_tools.outputs.lab_launch import lab_argv, lab_env, write_settings
-from real_browser import browser_page
+from real_browser import browser_page, chromium
 
 START_S = 60  # the server up, or the test fails rather than waits
 
@@ -54,6 +54,8 @@ def _stop(server: subprocess.Popen, base: str, token: str) -> None:
 def lab(tmp_path):
     """(base url, token, root): a JupyterLab server as make lab configures it, over ``tmp_path/root``."""
     pytest.importorskip("jupyterlab")
+    pytest.importorskip("playwright", reason="playwright is not installed (pip install -e '.[test]')")
+    chromium()  # skips before a server is started for nothing
     root, settings = tmp_path / "root", tmp_path / "settings"
     root.mkdir()
     write_settings(settings)
