@@ -20,9 +20,10 @@ decorators a wrapper runs, in its own file or another) is scored on its whole re
 audited as one tree the way ``kbt audit <folder>`` does: a wrapper's predicted lines are the
 findings inside it and the findings elsewhere that name it among their wrappers. Such a
 batch is scored under every policy (``--policy`` to choose one): against its strict labels,
-and against the lenient ones (the labels less ``strict_only``) for the lenient readings.
+and against the lenient ones (the labels less ``strict_only``, which from batch 4 on may name
+reached lines as ``path:line``) for the lenient readings.
 Run: .venv/bin/python benchmarks/bench_audit_corpus.py [--mirror /work/.mirror] [--details] [--heldout]
-     [--batch blind-2 [--show-batch]] [--batch blind-3 [--policy strict]]
+     [--batch blind-2 [--show-batch]] [--batch blind-3 [--policy strict]] [--batch blind-4]
 """
 
 from __future__ import annotations
@@ -122,9 +123,9 @@ def score_tree(labels: list[dict], mirror: Path, dest: Path, policy: str, lenien
         for item in (x for x in labels if (x["repo"], x["commit"]) == (repo, commit)):
             result = by_file.get(item["path"])
             first, last = item["lines"]
-            own = {(item["path"], n) for n in item["forbidden"]} - (
-                {(item["path"], n) for n in item["strict_only"]} if lenient else set())
-            truth = own | {(r.rsplit(":", 1)[0], int(r.rsplit(":", 1)[1])) for r in item["reached"]}
+            strict_only = set(item["strict_only"]) if lenient else set()  # lines, and reached path:line
+            own = {(item["path"], n) for n in item["forbidden"] if n not in strict_only}
+            truth = own | {(r.rsplit(":", 1)[0], int(r.rsplit(":", 1)[1])) for r in item["reached"] if r not in strict_only}
             predicted = {(item["path"], f.line) for f in (result.findings if result else []) if first <= f.line <= last}
             me = (str(root / item["path"]), item["function"])  # wrappers are named by (file, name): names repeat
             for path, other in by_file.items():

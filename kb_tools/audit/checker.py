@@ -90,10 +90,10 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         frame = self.frames.pop()
         self.end_counts = frame.return_counts | self.counts
         self.returns = frame.returns + ([P] if self.counts else [])
+        self.frames.append(frame)  # findings below are the wrapper's own
         if frame.launches and 0 in self.counts:
             self.emit((wrapper.lineno, wrapper.col_offset), "WB109",
                       f"a path through `{wrapper.name}` reaches its end without launching the kernel")
-        self.frames.append(frame)  # findings below are the wrapper's own
         for name, pos in self.empties.items():
             if name not in self.outputs():
                 self.emit(pos, "WB104", f"torch.empty for `{name}`, which the wrapper never returns: a scratch buffer, "
