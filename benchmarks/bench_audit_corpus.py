@@ -18,7 +18,8 @@ is scored on its own with ``--batch <name>``.
 A batch whose labels name ``reached`` lines (batch 3 on: forbidden lines in the helpers and
 decorators a wrapper runs, in its own file or another) is scored on its whole repository,
 audited as one tree the way ``kbt audit <folder>`` does: a wrapper's predicted lines are the
-findings inside it and the findings elsewhere that name it among their wrappers. Such a
+findings, in it or elsewhere, that name it among their wrappers (``--by-range`` also counts a
+finding inside it made only for another wrapper that calls it, as batch 4's first run did). Such a
 batch is scored under every policy (``--policy`` to choose one): against its strict labels,
 and against the lenient ones (the labels less ``strict_only``, which from batch 4 on may name
 reached lines as ``path:line``) for the lenient readings.
@@ -109,8 +110,12 @@ def materialise_tree(repo: str, commit: str, mirror: Path, dest: Path) -> Path:
     return target
 
 
-def score_tree(labels: list[dict], mirror: Path, dest: Path, policy: str, lenient: bool, details: bool) -> dict:
-    """Score a batch with ``reached`` labels on its repositories, each audited as one tree."""
+def score_tree(labels: list[dict], mirror: Path, dest: Path, policy: str, lenient: bool, details: bool,
+               by_range: bool = False) -> dict:
+    """Score a batch with ``reached`` labels on its repositories, each audited as one tree. A
+    wrapper's predicted lines are those of the findings that name it among their wrappers;
+    ``by_range`` adds every finding inside its lines (the scorer of batch 4's first run, which
+    also counted a finding made for another wrapper that calls this one)."""
     roots = {}
     for item in labels:
         key = (item["repo"], item["commit"])
@@ -126,11 +131,10 @@ def score_tree(labels: list[dict], mirror: Path, dest: Path, policy: str, lenien
             strict_only = set(item["strict_only"]) if lenient else set()  # lines, and reached path:line
             own = {(item["path"], n) for n in item["forbidden"] if n not in strict_only}
             truth = own | {(r.rsplit(":", 1)[0], int(r.rsplit(":", 1)[1])) for r in item["reached"] if r not in strict_only}
-            predicted = {(item["path"], f.line) for f in (result.findings if result else []) if first <= f.line <= last}
             me = (str(root / item["path"]), item["function"])  # wrappers are named by (file, name): names repeat
-            for path, other in by_file.items():
-                predicted |= {(path, f.line) for f in other.findings
-                              if me in f.reached_from and not (path == item["path"] and first <= f.line <= last)}
+            predicted = {(path, f.line) for path, other in by_file.items() for f in other.findings if me in f.reached_from}
+            if by_range:  # also any finding inside the function's lines, whichever wrapper it was made for
+                predicted |= {(item["path"], f.line) for f in (result.findings if result else []) if first <= f.line <= last}
             hit = bool(result) and item["function"] in result.wrappers
             found += hit
             tp += len(truth & predicted)
@@ -160,6 +164,8 @@ def main() -> None:
     parser.add_argument("--batch", action="append", default=[], help="also score the blind batch audit_corpus/NAME.yaml (repeatable)")
     parser.add_argument("--show-batch", action="store_true", help="with --batch, list its false and missed lines too")
     parser.add_argument("--policy", choices=sorted(POLICIES), help="score a tree batch under this policy only (default: each)")
+    parser.add_argument("--by-range", action="store_true",
+                        help="a tree batch: also count each finding inside a wrapper's lines made for another wrapper")
     args = parser.parse_args()
     labels = yaml.safe_load(LABELS.read_text())
     batches = {}
@@ -185,7 +191,7 @@ def main() -> None:
                 for lenient in (False, True):
                     if args.show_batch:
                         print(f"{name} --policy {policy}, {'lenient' if lenient else 'strict'} labels: disagreements")
-                    s = score_tree(batch, args.mirror, Path(tmp) / "trees", policy, lenient, args.show_batch)
+                    s = score_tree(batch, args.mirror, Path(tmp) / "trees", policy, lenient, args.show_batch, args.by_range)
                     print(line(f"{name} --policy {policy}, {'lenient' if lenient else 'strict'} labels", s))
 
 

@@ -1,7 +1,7 @@
 """Which names a value hands on the data of: what tells a wrapper's output (returned, or
 returned through its own methods: a view, a slice, even a cast that other rules report) from
 a scratch buffer it allocated and never hands back. A torch function or helper applied to a
-buffer (``softmax(buf)``) makes another tensor.
+buffer (``softmax(buf)``) makes another tensor; a record built of buffers holds them.
 """
 
 from __future__ import annotations
@@ -21,4 +21,8 @@ def same_buffer(value) -> set[str]:
         return same_buffer(value.value)
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):  # y.view(...), y.to(d): y's data, handed on
         return same_buffer(value.func.value)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+            and (value.func.id[:1].isupper() or value.func.id in ("tuple", "list", "dict")):
+        # a record made of buffers (a namedtuple, a dataclass, a container) holds them: Out(values=v, indices=i)
+        return set().union(set(), *(same_buffer(a) for a in (*value.args, *(k.value for k in value.keywords))))
     return set()

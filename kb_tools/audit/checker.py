@@ -36,7 +36,7 @@ from kb_tools.audit.kinds import (
 )
 from kb_tools.audit.launches import LaunchCounting
 from kb_tools.audit.module import FUNCTION_DEFS
-from kb_tools.audit.names import bind_import, qualname
+from kb_tools.audit.names import bind_import, qualname, record_import
 
 MAX_HELPER_DEPTH = 8
 # Helpers walked per wrapper: a wrapper calls a few; a file built to make the walk
@@ -59,6 +59,7 @@ class Frame:
     return_counts: frozenset = frozenset()
     path: str | None = None  # the audited file it sits in when not the wrapper's own
     kind: str = "helper"  # or "decorator": how a finding in it names it
+    imports: dict = field(default_factory=dict)  # name -> (level, module, attribute) of an import in its body
 
 
 class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
@@ -79,7 +80,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         self.frames: list[Frame] = []
         self.helper_walks = 0
         self.kernels_seen: dict[str, tuple[int, int]] = {}  # each kernel launched, in launch order
-        self.empties: dict[str, tuple[int, int]] = {}  # wrapper-level names bound to torch.empty(...)
+        self.empties: dict[str, list[tuple[int, int]]] = {}  # wrapper-level names bound to torch.empty(...), where
         self.flows: dict[str, set[str]] = {}  # wrapper-level name -> the names its value was made from
         self.returned: set[str] = set()  # names the wrapper's returns are made from
         self.counts = frozenset({0})
@@ -94,7 +95,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         if frame.launches and 0 in self.counts:
             self.emit((wrapper.lineno, wrapper.col_offset), "WB109",
                       f"a path through `{wrapper.name}` reaches its end without launching the kernel")
-        for name, pos in self.empties.items():
+        for name, pos in ((n, p) for n, places in self.empties.items() for p in places):
             if name not in self.outputs():
                 self.emit(pos, "WB104", f"torch.empty for `{name}`, which the wrapper never returns: a scratch buffer, "
                           "not a declared output; allocate it in the kernel's workspace or declare it", "scratch-empty")
@@ -188,6 +189,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             self.loop(s)
         elif isinstance(s, (ast.With, ast.AsyncWith)):
             for item in s.items:
+                self.device_guard(item)
                 kind = self.expr(item.context_expr)
                 if item.optional_vars is not None:
                     self.bind(item.optional_vars, U if kind == P else kind)
@@ -205,6 +207,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
                 self.expr(s.msg)
         elif isinstance(s, (ast.Import, ast.ImportFrom)):
             bind_import(s, self.aliases)
+            record_import(s, self.frame.imports)  # `from pkg import ops as o` in a body: o.f() is followed too
         elif isinstance(s, FUNCTION_DEFS):
             if s.name not in self.frame.kernel_names:  # a local kernel's body is device code
                 self.nested_body(lambda: self.block(s.body))
@@ -228,7 +231,9 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
                 if isinstance(target, ast.Name) and isinstance(value, ast.Call) \
                         and torch_name(qualname(value.func, self.aliases)) == "empty":
                     func = value.func
-                    self.empties[name] = method_pos(func) if isinstance(func, ast.Attribute) else (value.lineno, value.col_offset)
+                    pos = method_pos(func) if isinstance(func, ast.Attribute) else (value.lineno, value.col_offset)
+                    if pos not in (places := self.empties.setdefault(name, [])):
+                        places.append(pos)
 
     def guarded(self, case):
         def run():
@@ -488,11 +493,22 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
                 return None
             if func.id in self.module.helpers:
                 return None, self.module.helpers[func.id]
+            if (bound := self.frame.imports.get(func.id)) is not None:
+                return self.imported_here(lambda: self.tree.resolve(self.parsed, func.id, bound=bound))
             return self.imported(func.id, lambda: self.tree.resolve(self.parsed, func.id))
         base = func.value
+        if isinstance(base, ast.Name) and base.id not in self.env and (bound := self.frame.imports.get(base.id)):
+            return self.imported_here(lambda: self.tree.attribute(self.parsed, base.id, func.attr, bound=bound))
         if isinstance(base, ast.Name) and base.id not in self.env and base.id in self.module.imports:
             return self.imported(base.id, lambda: self.tree.attribute(self.parsed, base.id, func.attr))
         return None
+
+    def imported_here(self, resolve):
+        """A function reached through an import made in the function's own body, or None."""
+        if self.tree is None or self.parsed is None:
+            return None
+        entry = resolve()
+        return (entry[1], entry[2]) if entry is not None and entry[0] == "function" else None
 
     def imported(self, local: str, resolve):
         bound = self.module.imports.get(local)
@@ -520,17 +536,19 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
                   else target.attr, kind="decorator")
         self.env, self.counts, self.loop_depth = saved
 
-    def on_stack(self, fn, owner) -> bool:
-        """Is ``fn`` being walked already? By file and position: a module reached through an
-        import cycle may be a second parse of a file on the stack."""
+    def on_stack(self, fn, owner) -> Frame | None:
+        """The frame walking ``fn`` already, if any. By file and position: a module reached
+        through an import cycle may be a second parse of a file on the stack."""
         where = owner.path if owner is not None else (self.parsed.path if self.parsed is not None else None)
-        return any(f.fn is fn or (f.fn.lineno, f.fn.name, f.path or self.home) == (fn.lineno, fn.name, where)
-                   for f in self.frames)
+        return next((f for f in self.frames
+                     if f.fn is fn or (f.fn.lineno, f.fn.name, f.path or self.home) == (fn.lineno, fn.name, where)), None)
 
     def call_helper(self, call, fn, owner=None):
-        if self.on_stack(fn, owner) or len(self.frames) > MAX_HELPER_DEPTH \
+        if (walking := self.on_stack(fn, owner)) is not None or len(self.frames) > MAX_HELPER_DEPTH \
                 or self.helper_walks >= MAX_HELPER_WALKS:
             self.args(call)
+            if walking is not None and walking.launches:  # a recursive call launches the kernel again
+                self.relaunch(call)
             return U
         self.helper_walks += 1
         given = {}

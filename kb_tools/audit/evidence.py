@@ -33,7 +33,8 @@ def tensor_evidence(fn, launchers: set[str], aliases: dict[str, str]) -> set[str
                     and isinstance(value.func.value, ast.Name) and value.func.attr in tb.TENSOR_TO_TENSOR:
                 derived[target] = value.func.value.id
     for node in ast.walk(fn):
-        if isinstance(node, ast.Attribute) and node.attr in tb.META_ATTRS and isinstance(node.value, ast.Name):
+        if isinstance(node, ast.Attribute) and node.attr in tb.META_ATTRS and isinstance(node.value, ast.Name) \
+                and isinstance(node.ctx, ast.Load):  # ctx.shape = shape stores on ctx: no tensor read
             names.add(node.value.id)
         elif isinstance(node, ast.Call):
             func = node.func
@@ -91,10 +92,22 @@ def _takes_python_numbers(func, aliases: dict[str, str]) -> bool:
     return q.split(".")[0] in tb.PYTHON_VALUE_MODULES or (torch_name(q) or "") in tb.TORCH_CONSTRUCTORS
 
 
+def _arithmetic_names(node) -> set[str]:
+    """The names an arithmetic expression is made of (``end - start + step``), not looking
+    into calls, subscripts or attributes: what a number-only use of the whole says is a number."""
+    if isinstance(node, ast.Name):
+        return {node.id}
+    if isinstance(node, ast.BinOp):
+        return _arithmetic_names(node.left) | _arithmetic_names(node.right)
+    if isinstance(node, ast.UnaryOp):
+        return _arithmetic_names(node.operand)
+    return set()
+
+
 def python_number_uses(fn, aliases: dict[str, str]) -> set[str]:
     """Names used the way only Python numbers and flags are: in arithmetic or comparisons
-    with constants or metadata (``n * 2``, ``ratio == 4``), in integer idioms (``a // b``),
-    as shapes or counts (``torch.empty(m, n)``, ``triton.cdiv(n, b)``), as a bare
+    with constants or metadata (``n * 2``, ``ratio == 4``), in integer idioms (``a // b``,
+    ``(end - start) // step``), as shapes or counts (``torch.empty(m, n)``, ``triton.cdiv(n, b)``), as a bare
     condition (``if rotate``), or with an int-only method (``chunk_size.bit_length()``)."""
     scalars = set()
     for node in ast.walk(fn):
@@ -121,11 +134,11 @@ def python_number_uses(fn, aliases: dict[str, str]) -> set[str]:
                 and isinstance(node.func.value, ast.Name):
             found.add(node.func.value.id)
         elif isinstance(node, ast.Call) and _takes_python_numbers(node.func, aliases):
-            for arg in node.args:
+            for arg in node.args:  # math.ceil((end - start) / step): all three are numbers
                 elts = arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]
-                found.update(e.id for e in elts if isinstance(e, ast.Name))
+                found.update(n for e in elts for n in _arithmetic_names(e))
         if isinstance(node, ast.BinOp) and isinstance(node.op, INTEGER_OPS):
-            found.update(x.id for x in (node.left, node.right) if isinstance(x, ast.Name))
+            found.update(_arithmetic_names(node.left) | _arithmetic_names(node.right))
         for name, other in pairs:
             if isinstance(name, ast.Name) and _scalar_operand(other, scalars):
                 found.add(name.id)

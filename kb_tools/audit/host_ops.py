@@ -17,12 +17,28 @@ from kb_tools.audit.names import qualname
 class HostOperations:
     """Findings on host operations (mixed into ``WrapperAudit``)."""
 
-    def emit(self, pos: tuple[int, int], code: str, message: str, op: str = "") -> None:
-        frame = self.frame
-        helper = frame.name if len(self.frames) > 1 else None
+    def emit(self, pos: tuple[int, int], code: str, message: str, op: str = "", at=None) -> None:
+        """A finding at ``pos`` in the current frame, or in frame ``at`` below it (a call site)."""
+        frame = at or self.frame
+        helper = frame.name if frame is not self.frames[0] else None
         if helper:
             message += f" (in {frame.kind} `{helper}`)"
         self.findings.append(RawFinding(pos[0], pos[1], code, message, helper, frame.path, op))
+
+    def device_guard(self, item: ast.withitem) -> None:
+        """``with M.device(d):`` is a device guard whatever ``M`` is bound to: torch.npu, torch.cuda,
+        or a module object made at run time that no import names (FlagGems' ``torch_device_fn``
+        is generated code ``torch.<device>``). The seed forbids it like any torch call."""
+        e = item.context_expr
+        if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "device"):
+            return
+        root = e.func.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if torch_name(qualname(e.func, self.aliases)) is not None or not isinstance(root, ast.Name) or root.id in self.env:
+            return  # a torch call is reported as one; a local value is not a device module
+        self.emit(method_pos(e.func), "WB113", f"enters the device guard {ast.unparse(e.func)}(): a torch device "
+                  "call by another name; torch.empty is the only torch call a wrapper may make", "device-guard")
 
     def test(self, node) -> None:
         """A condition: a tensor here reads its data on the host."""

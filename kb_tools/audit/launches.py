@@ -50,25 +50,35 @@ class LaunchCounting:
         pos = (call.lineno, call.col_offset)
         before = self.counts
         if self.loop_depth > 0:
-            self.emit(self.report_site(pos, lambda f: self.loop_depth > f.entry_loop),
-                      "WB110", "launches the kernel inside a loop or comprehension")
+            site, at = self.report_site(pos, lambda f: self.loop_depth > f.entry_loop)
+            self.emit(site, "WB110", "launches the kernel inside a loop or comprehension", at=at)
         elif any(c >= 1 for c in before):
-            self.emit(self.report_site(pos, lambda f: not any(c >= 1 for c in f.entry_counts)),
-                      "WB109", "a second kernel launch on this path; a wrapper launches exactly one kernel once")
+            site, at = self.report_site(pos, lambda f: not any(c >= 1 for c in f.entry_counts))
+            self.emit(site, "WB109", "a second kernel launch on this path; a wrapper launches exactly one kernel once", at=at)
         else:
             self.one_kernel(call, pos)
         self.launch_sites.add(pos)
         self.counts = _launch(before)
         return U
 
-    def report_site(self, pos, belongs_here) -> tuple[int, int]:
+    def relaunch(self, call) -> None:
+        """A call back into a function on the walk's stack that launches (recursion): one more
+        launch on this path, counted and reported as a launch is, never a new kernel."""
+        if not self.nested and (self.loop_depth > 0 or any(c >= 1 for c in self.counts)):
+            self.launch(call)
+        elif not self.nested:
+            self.counts = _launch(self.counts)
+
+    def report_site(self, pos, belongs_here) -> tuple:
         """Where a launch problem is reported: in the innermost frame that holds its cause
-        (the loop, or the earlier launch), at the call leading into the next frame."""
-        for frame in reversed(self.frames):
-            if belongs_here(frame) or frame.called_at is None:
-                return pos
-            pos = frame.called_at
-        return pos
+        (the loop, or the earlier launch), at the call leading into the next frame; the
+        position and that frame (its file, when the call leads into another module)."""
+        frames = self.frames
+        for i in range(len(frames) - 1, -1, -1):
+            if belongs_here(frames[i]) or frames[i].called_at is None:
+                return pos, frames[i]
+            pos = frames[i].called_at
+        return pos, frames[0]
 
     def one_kernel(self, call, pos) -> None:
         """Seed 003: exactly one kernel per wrapper, whichever path runs. A launch that picks

@@ -103,10 +103,11 @@ class Tree:
         base = base[: len(base) - (level - 1)]
         return ".".join(base + ([module] if module else [])) or None
 
-    def resolve(self, importer: Parsed, local: str, hops: int = 0):
+    def resolve(self, importer: Parsed, local: str, hops: int = 0, bound=None):
         """What ``local`` (a name ``importer`` imports) is in the tree: ("function", Parsed,
-        node), ("module", Parsed, None), or None when it comes from outside the tree."""
-        bound = importer.info.imports.get(local)
+        node), ("module", Parsed, None), or None when it comes from outside the tree.
+        ``bound``: the import's (level, module, attribute) when a function body made it."""
+        bound = bound or importer.info.imports.get(local)
         if bound is None or hops > MAX_REEXPORTS:
             return None
         level, module, attr = bound
@@ -132,11 +133,15 @@ class Tree:
         owner = self.module(path) if path is not None else None
         return ("module", owner, None) if owner is not None else None
 
-    def attribute(self, importer: Parsed, base: str, attr: str):
-        """``mod.f`` where ``mod`` is an audited module ``importer`` imports: f's node."""
-        entry = self.resolve(importer, base)
+    def attribute(self, importer: Parsed, base: str, attr: str, bound=None):
+        """``mod.f`` where ``mod`` is an audited module ``importer`` imports: f's node, also
+        when ``mod`` (a package's ``__init__``) only re-exports it."""
+        entry = self.resolve(importer, base, bound=bound)
         if entry is None or entry[0] != "module":
             return None
         owner = entry[1]
         fn = owner.info.helpers.get(attr)
+        if fn is None and attr in owner.info.imports:
+            found = self.resolve(owner, attr, 1)
+            return found if found is not None and found[0] == "function" else None
         return ("function", owner, fn) if fn is not None else None

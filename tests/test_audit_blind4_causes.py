@@ -1,0 +1,154 @@
+"""The general causes of the misses on blind batch 4 (FlagGems' Ascend backend, issue 24),
+each as good and bad code: a device guard through a module object no import names, a second
+launch reported in the caller's own file, a recursive relaunch, outputs handed on in a
+record, a scratch buffer bound on two branches, an attribute stored on ``ctx``, scalars in
+arithmetic, and a helper reached through an import made in the function's body."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from kb_tools.audit import audit_source
+from kb_tools.audit.batch import audit_files
+from kb_tools.audit.discover import python_files
+
+HEAD = "import math\nfrom collections import namedtuple\n\nimport torch\nimport triton\n\n\n@triton.jit\ndef k(x, y, n):\n    pass\n\n\n"
+
+
+def codes(body: str, **options) -> list[tuple[int, str]]:
+    result = audit_source(HEAD + textwrap.dedent(body), "w.py", **options)
+    assert result.wrappers, "no wrapper found: the case proves nothing"
+    first = HEAD.count("\n")
+    return [(f.line - first, f.code) for f in result.findings]
+
+
+def test_a_device_guard_is_a_torch_call_whatever_module_object_it_is_entered_through():
+    bad = """\
+        from pkg.runtime import device_fn
+        def w(x):
+            with device_fn.device(x.device):
+                k[(1,)](x, x, 1)
+            return x
+        """
+    assert codes(bad) == [(3, "WB113")]
+    assert codes(bad, policy="lenient") == [(3, "WB113")]  # no getattr(torch, ...): every reading forbids it
+    good = """\
+        def w(x, timer):
+            with timer.section("launch"):
+                k[(1,)](x, x, 1)
+            return x
+        """
+    assert codes(good) == []
+
+
+def test_a_recursive_call_of_a_launching_wrapper_launches_again():
+    bad = """\
+        def scan(x, out, n):
+            parts = math.ceil(n / 1024)
+            k[(parts,)](x, out, n)
+            if parts >= 2:
+                scan(out, out, parts)
+        """
+    assert codes(bad) == [(5, "WB109")]
+    good = """\
+        def scan(x, out, n):
+            k[(1,)](x, out, n)
+        """
+    assert codes(good) == []
+
+
+def test_buffers_handed_on_in_a_record_are_outputs_and_each_scratch_binding_is_reported():
+    good = """\
+        def max_dim(x):
+            values = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+            indices = torch.empty(x.shape, dtype=torch.int64, device=x.device)
+            k[(1,)](x, values, indices)
+            Out = namedtuple("max", ["values", "indices"])
+            return Out(values=values, indices=indices)
+        """
+    assert codes(good) == []
+    bad = """\
+        def w(x, smooth):
+            y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+            if smooth:
+                scratch = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+            else:
+                scratch = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+            k[(1,)](x, y, scratch)
+            return y
+        """
+    assert codes(bad) == [(4, "WB104"), (6, "WB104")]
+
+
+def test_an_attribute_stored_on_ctx_does_not_make_ctx_a_tensor():
+    good = """\
+        class Op(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+                k[(1,)](x, y, x.numel())
+                ctx.shape = x.shape
+                ctx.save_for_backward(x)
+                return y
+        """
+    assert codes(good) == []
+
+
+def test_names_in_arithmetic_a_number_only_use_takes_are_numbers():
+    good = """\
+        def arange(start, end, step=1, *, dtype=None, device=None):
+            if dtype is torch.int64:
+                size = (end - start + step - 1) // step
+            else:
+                size = math.ceil((end - start) / step)
+            out = torch.empty((size,), device=device, dtype=dtype)
+            k[(1,)](out, start, end)
+            return out
+        """
+    assert codes(good) == []
+    bad = """\
+        def w(starts, ends):
+            out = torch.empty(starts.shape, dtype=starts.dtype, device=starts.device)
+            k[(1,)](starts, ends, out)
+            return out, ends - starts
+        """
+    assert codes(bad) == [(4, "WB107")]
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(textwrap.dedent(text))
+    return root
+
+
+def tree(root: Path) -> list[tuple[str, int, str, tuple[str, ...]]]:
+    results, errors, _ = audit_files(python_files([str(root)]), roots=[root])
+    assert errors == []
+    return [(Path(f.path).relative_to(root).as_posix(), f.line, f.code, f.wrappers) for r in results for f in r.findings]
+
+
+KERNEL = "import torch\nimport triton\n\n\n@triton.jit\ndef k(x, n):\n    pass\n\n\n"
+
+
+def test_a_second_launch_at_a_call_into_another_module_is_reported_in_the_caller_s_file(tmp_path):
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": KERNEL + "def once(x):\n    k[(1,)](x, 1)\n    return x\n",
+                     "pkg/b.py": KERNEL + "from pkg.a import once\n\n\ndef twice(x):\n    k[(1,)](x, 2)\n    return once(x)\n"})
+    assert ("pkg/b.py", 15, "WB109", ("twice",)) in tree(tmp_path)
+    assert not [f for f in tree(tmp_path) if f[0] == "pkg/a.py"]
+
+
+def test_a_helper_reached_through_an_import_in_the_function_body_is_followed(tmp_path):
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/ops/__init__.py": "from .prep import normed\n",
+                     "pkg/ops/prep.py": "def normed(x):\n    return x.transpose(0, 1).contiguous()\n",
+                     "pkg/ops/sample.py": KERNEL + """\
+def sample(prob, n):
+    from pkg import ops as local_ops
+
+    cum = local_ops.normed(prob)
+    out = torch.empty((n,), device=prob.device, dtype=torch.int64)
+    k[(1,)](cum, out)
+    return out
+"""})
+    assert tree(tmp_path) == [("pkg/ops/prep.py", 2, "WB102", ("sample",))]
