@@ -52,8 +52,6 @@ class Frame:
     launches: bool  # does this function launch on some path (directly or via helpers)?
     evidence: set[str]
     kernel_names: set[str]
-    entry_loop: int = 0
-    entry_counts: frozenset = frozenset({0})
     called_at: tuple[int, int] | None = None  # the call site in the calling frame
     returns: list = field(default_factory=list)
     return_counts: frozenset = frozenset()
@@ -117,7 +115,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         evidence = self.module.evidence.get(id(fn))
         if evidence is None:
             evidence = self.module.evidence[id(fn)] = tensor_evidence(fn, launchers | kernels, self.aliases)
-        frame = Frame(fn, fn.name, self.module.launches(fn), evidence, kernels, self.loop_depth, self.counts, called_at)
+        frame = Frame(fn, fn.name, self.module.launches(fn), evidence, kernels, called_at)
         self.frames.append(frame)
         return self.param_kinds(fn, given or {}, frame.evidence)
 

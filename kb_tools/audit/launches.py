@@ -50,11 +50,9 @@ class LaunchCounting:
         pos = (call.lineno, call.col_offset)
         before = self.counts
         if self.loop_depth > 0:
-            site, at = self.report_site(pos, lambda f: self.loop_depth > f.entry_loop)
-            self.emit(site, "WB110", "launches the kernel inside a loop or comprehension", at=at)
+            self.report(pos, "WB110", "launches the kernel inside a loop or comprehension")
         elif any(c >= 1 for c in before):
-            site, at = self.report_site(pos, lambda f: not any(c >= 1 for c in f.entry_counts))
-            self.emit(site, "WB109", "a second kernel launch on this path; a wrapper launches exactly one kernel once", at=at)
+            self.report(pos, "WB109", "a second kernel launch on this path; a wrapper launches exactly one kernel once")
         else:
             self.one_kernel(call, pos)
         self.launch_sites.add(pos)
@@ -69,16 +67,15 @@ class LaunchCounting:
         elif not self.nested:
             self.counts = _launch(self.counts)
 
-    def report_site(self, pos, belongs_here) -> tuple:
-        """Where a launch problem is reported: in the innermost frame that holds its cause
-        (the loop, or the earlier launch), at the call leading into the next frame; the
-        position and that frame (its file, when the call leads into another module)."""
+    def report(self, pos, code: str, message: str, op: str = "") -> None:
+        """A launch problem is the wrapper's: it is reported in the wrapper's own code, at the
+        launch or at the call leading to the helper that launches (named in the message). A
+        helper that is a wrapper too is told at its own line when it is audited as one."""
         frames = self.frames
-        for i in range(len(frames) - 1, -1, -1):
-            if belongs_here(frames[i]) or frames[i].called_at is None:
-                return pos, frames[i]
-            pos = frames[i].called_at
-        return pos, frames[0]
+        inner = frames[-1].name if len(frames) > 1 else None
+        for frame in frames[:0:-1]:
+            pos = frame.called_at
+        self.emit(pos, code, message + (f" (the launch is in `{inner}`)" if inner else ""), op, at=frames[0])
 
     def one_kernel(self, call, pos) -> None:
         """Seed 003: exactly one kernel per wrapper, whichever path runs. A launch that picks
@@ -89,9 +86,9 @@ class LaunchCounting:
         among = self.module.choices(self.frame.fn).get(kernel, ())
         first = next(iter(self.kernels_seen), None)
         if len(among) > 1:
-            self.emit(pos, "WB109", f"launches one of {len(among)} kernels ({', '.join(among)}) chosen on the host; "
-                      "a wrapper delivers exactly one kernel (choose the variant inside it with a constexpr)", "kernel-choice")
+            self.report(pos, "WB109", f"launches one of {len(among)} kernels ({', '.join(among)}) chosen on the host; "
+                        "a wrapper delivers exactly one kernel (choose the variant inside it with a constexpr)", "kernel-choice")
         elif first is not None and kernel not in self.kernels_seen:
-            self.emit(pos, "WB109", f"launches `{kernel}`, a second kernel beside `{first}` on another path; "
-                      "a wrapper delivers exactly one kernel (choose the variant inside it with a constexpr)", "kernel-choice")
+            self.report(pos, "WB109", f"launches `{kernel}`, a second kernel beside `{first}` on another path; "
+                        "a wrapper delivers exactly one kernel (choose the variant inside it with a constexpr)", "kernel-choice")
         self.kernels_seen.setdefault(kernel, pos)
