@@ -152,3 +152,25 @@ def sample(prob, n):
     return out
 """})
     assert tree(tmp_path) == [("pkg/ops/prep.py", 2, "WB102", ("sample",))]
+
+
+def test_a_launch_problem_in_a_called_wrapper_is_told_at_the_call_and_a_helper_s_scratch_is_its_own():
+    body = """\
+        def two_pass(x):
+            mid = torch.empty((8,), dtype=x.dtype, device=x.device)
+            out = torch.empty((1,), dtype=x.dtype, device=x.device)
+            k[(8,)](x, mid, 8)
+            k[(1,)](mid, out, 1)
+            return out
+        def reduce_all(x, keep):
+            if keep:
+                return x
+            return two_pass(x)
+        """
+    result = audit_source(HEAD + textwrap.dedent(body), "w.py")
+    first = HEAD.count("\n")
+    found = sorted((f.line - first, f.code, f.wrappers) for f in result.findings)
+    assert found == [(1 + 1, "WB104", ("two_pass", "reduce_all")),  # mid is scratch, for both
+                     (5, "WB109", ("two_pass",)),  # two_pass's second launch, at its own line
+                     (9, "WB109", ("reduce_all",)),  # reduce_all returns without a launch
+                     (10, "WB109", ("reduce_all",))]  # and its second launch is told at the call, not in two_pass

@@ -58,6 +58,9 @@ class Frame:
     path: str | None = None  # the audited file it sits in when not the wrapper's own
     kind: str = "helper"  # or "decorator": how a finding in it names it
     imports: dict = field(default_factory=dict)  # name -> (level, module, attribute) of an import in its body
+    empties: dict = field(default_factory=dict)  # name -> where it was bound to torch.empty(...), in this function
+    flows: dict = field(default_factory=dict)  # name -> the names its value was made from
+    returned: set = field(default_factory=set)  # names its returns are made from
 
 
 class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
@@ -78,9 +81,6 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         self.frames: list[Frame] = []
         self.helper_walks = 0
         self.kernels_seen: dict[str, tuple[int, int]] = {}  # each kernel launched, in launch order
-        self.empties: dict[str, list[tuple[int, int]]] = {}  # wrapper-level names bound to torch.empty(...), where
-        self.flows: dict[str, set[str]] = {}  # wrapper-level name -> the names its value was made from
-        self.returned: set[str] = set()  # names the wrapper's returns are made from
         self.counts = frozenset({0})
         self.env = self.enter(wrapper, None)
         for dec in wrapper.decorator_list:
@@ -93,21 +93,17 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         if frame.launches and 0 in self.counts:
             self.emit((wrapper.lineno, wrapper.col_offset), "WB109",
                       f"a path through `{wrapper.name}` reaches its end without launching the kernel")
-        for name, pos in ((n, p) for n, places in self.empties.items() for p in places):
-            if name not in self.outputs():
-                self.emit(pos, "WB104", f"torch.empty for `{name}`, which the wrapper never returns: a scratch buffer, "
-                          "not a declared output; allocate it in the kernel's workspace or declare it", "scratch-empty")
+        self.scratch(frame)
         self.frames.pop()
 
-    def outputs(self) -> set[str]:
-        """The wrapper-level names its returns are made from, directly or through assignments."""
-        seen, todo = set(), list(self.returned)
-        while todo:
-            name = todo.pop()
-            if name not in seen:
-                seen.add(name)
-                todo.extend(self.flows.get(name, ()))
-        return seen
+    def scratch(self, frame: Frame) -> None:
+        """A torch.empty the function (the wrapper, or a helper it runs) never hands back: a
+        scratch buffer, not a declared output. Called while ``frame`` is the top one."""
+        for name, pos in ((n, p) for n, places in frame.empties.items() for p in places):
+            if name not in outputs(frame):
+                self.emit(pos, "WB104", f"torch.empty for `{name}`, which `{frame.fn.name}` never returns: a scratch "
+                          "buffer, not a declared output; allocate it in the kernel's workspace or declare it",
+                          "scratch-empty")
 
     def enter(self, fn, given: dict | None, called_at=None) -> dict:
         launchers = self.module.launchers
@@ -157,7 +153,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             kind = self.expr(s.value)
             for target in s.targets:
                 self.bind(target, kind)
-            if len(self.frames) == 1 and not self.nested:
+            if not self.nested:
                 self.track_outputs(s)
         elif isinstance(s, ast.AnnAssign):
             if s.value is not None:
@@ -171,9 +167,9 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         elif isinstance(s, ast.Expr):
             self.expr(s.value)
             value = s.value
-            if len(self.frames) == 1 and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            if not self.nested and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
                     and isinstance(value.func.value, ast.Name):  # outs.append(y): outs is made from y too
-                self.flows.setdefault(value.func.value.id, set()).update(
+                self.frame.flows.setdefault(value.func.value.id, set()).update(
                     n.id for a in (*value.args, *(k.value for k in value.keywords)) for n in ast.walk(a)
                     if isinstance(n, ast.Name))
         elif isinstance(s, ast.Return):
@@ -218,19 +214,19 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             self.branches(*runs, lambda: None)
 
     def track_outputs(self, s: ast.Assign) -> None:
-        """Which wrapper-level names hold a ``torch.empty`` and which names hand on a buffer's
+        """Which names of the function walked hold a ``torch.empty`` and which hand on a buffer's
         data (``out = y``, ``y.view(...)``, ``y if c else z``: ``buffers.same_buffer``), so that
-        a buffer the wrapper never returns can be told from an output."""
+        a buffer it never returns can be told from an output."""
         used = same_buffer(s.value)
         value = s.value
         for target in s.targets:
             for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
-                self.flows.setdefault(name, set()).update(used)
+                self.frame.flows.setdefault(name, set()).update(used)
                 if isinstance(target, ast.Name) and isinstance(value, ast.Call) \
                         and torch_name(qualname(value.func, self.aliases)) == "empty":
                     func = value.func
                     pos = method_pos(func) if isinstance(func, ast.Attribute) else (value.lineno, value.col_offset)
-                    if pos not in (places := self.empties.setdefault(name, [])):
+                    if pos not in (places := self.frame.empties.setdefault(name, [])):
                         places.append(pos)
 
     def guarded(self, case):
@@ -581,9 +577,21 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         if self.parsed is not None and self.parsed.path != self.home:
             frame.path = self.parsed.path
         self.block(fn.body)
+        self.scratch(frame)
         self.frames.pop()
         self.module, self.parsed, self.aliases = saved
         return frame
+
+
+def outputs(frame: Frame) -> set[str]:
+    """The names a function's returns are made from, directly or through assignments."""
+    seen, todo = set(), list(frame.returned)
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(frame.flows.get(name, ()))
+    return seen
 
 
 def around_call(factory) -> ast.FunctionDef | None:

@@ -34,8 +34,8 @@ class LaunchCounting:
             counts = frozenset(BLAMED_ZERO if c == 0 else c for c in counts)
         frame.returns.append(kind)
         frame.return_counts |= counts
-        if len(self.frames) == 1 and s.value is not None and not self.nested:
-            self.returned.update(same_buffer(s.value))
+        if s.value is not None and not self.nested:
+            frame.returned.update(same_buffer(s.value))
         self.counts = frozenset()
 
     def is_launch(self, call) -> bool:
