@@ -174,3 +174,30 @@ def test_a_launch_problem_in_a_called_wrapper_is_told_at_the_call_and_a_helper_s
                      (5, "WB109", ("two_pass",)),  # two_pass's second launch, at its own line
                      (9, "WB109", ("reduce_all",)),  # reduce_all returns without a launch
                      (10, "WB109", ("reduce_all",))]  # and its second launch is told at the call, not in two_pass
+
+
+def test_a_closure_that_launches_is_a_wrapper_and_a_nested_kernel_stays_local():
+    body = """\
+        def apply(q, cos):
+            def rotate(out, state, cos):
+                cos = cos[:4]
+                k[(1,)](out, state, cos)
+            def grid(meta):
+                return (1,)
+            out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+            rotate(out, q, cos)
+            return out
+        """
+    result = audit_source(HEAD + textwrap.dedent(body), "w.py")
+    assert result.wrappers == ["rotate"]  # grid launches nothing; apply's launch is its closure's
+    first = HEAD.count("\n")
+    assert [(f.line - first, f.code, f.wrappers) for f in result.findings] == [(3, "WB103", ("rotate",))]
+    local = """\
+        def w(x):
+            @triton.jit
+            def inner(x):
+                pass
+            inner[(1,)](x)
+            return x
+        """
+    assert codes(local) == []

@@ -234,6 +234,7 @@ class ModuleInfo:
                     self.kernels[node.name] = (node, flavour)
                 else:
                     self.functions.append(FunctionInfo(node, top))
+                    self._scan_nested(node)
             elif isinstance(node, ast.ClassDef):
                 self._scan(node.body, top=False)
             elif top and isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
@@ -245,6 +246,19 @@ class ModuleInfo:
                     self._scan(getattr(node, part, []), top)
                 for handler in getattr(node, "handlers", []):
                     self._scan(handler.body, top)
+
+    def _scan_nested(self, fn) -> None:
+        """Host functions defined inside ``fn`` (a closure that launches is a wrapper too);
+        never a helper by name, and a nested ``@jit`` kernel stays ``fn``'s local kernel."""
+        todo = list(fn.body)
+        while todo:
+            node = todo.pop()
+            if isinstance(node, FUNCTION_DEFS):
+                if not jit_flavour(node, self.aliases):
+                    self.functions.append(FunctionInfo(node, False))
+                    todo.extend(node.body)
+            elif isinstance(node, ast.stmt) and not isinstance(node, ast.ClassDef):
+                todo.extend(n for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
 
     def launches(self, fn) -> bool:
         return id(fn) in self.launching
