@@ -201,3 +201,17 @@ def test_a_closure_that_launches_is_a_wrapper_and_a_nested_kernel_stays_local():
             return x
         """
     assert codes(local) == []
+
+
+def test_a_closure_in_a_file_that_names_no_kernel_is_not_a_wrapper():
+    model = textwrap.dedent("""\
+        import torch
+
+
+        class Block(torch.nn.Module):
+            def forward(self, x):
+                def inner(x):
+                    return self.convs[0](x.contiguous())
+                return inner(x)
+        """)
+    assert audit_source(model, "m.py").wrappers == []  # m[i](x) of a ModuleList, not a launch

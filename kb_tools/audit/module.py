@@ -51,6 +51,7 @@ def launch_target(call: ast.Call, launchers: set[str]) -> str | None:
 class FunctionInfo:
     node: ast.FunctionDef | ast.AsyncFunctionDef
     top: bool  # defined at module level (callable from another function by bare name)
+    closure: bool = False  # defined inside another function
     direct_launch: bool = False
     calls: set[str] = field(default_factory=set)  # bare names of same-file functions it calls
     local_kernels: set[str] = field(default_factory=set)  # kernels defined or bound inside it
@@ -255,7 +256,7 @@ class ModuleInfo:
             node = todo.pop()
             if isinstance(node, FUNCTION_DEFS):
                 if not jit_flavour(node, self.aliases):
-                    self.functions.append(FunctionInfo(node, False))
+                    self.functions.append(FunctionInfo(node, False, closure=True))
                     todo.extend(node.body)
             elif isinstance(node, ast.stmt) and not isinstance(node, ast.ClassDef):
                 todo.extend(n for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
@@ -279,6 +280,8 @@ class ModuleInfo:
             if patterns:
                 if any(fnmatchcase(f.name, p) for p in patterns):
                     chosen.append(f.node)
+            elif f.closure and not self.launchers:
+                continue  # a closure is a wrapper only where a kernel is defined or named: m[i](x) of a ModuleList is not
             elif fnmatchcase(f.name, DEFAULT_WRAPPER_GLOB) or (
                     self.launches(f.node) and not any(fnmatchcase(f.name, d) for d in DRIVER_NAMES)):
                 chosen.append(f.node)
