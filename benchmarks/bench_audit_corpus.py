@@ -45,6 +45,7 @@ from kb_tools.diagnostics import KbError
 
 CORPUS = Path(__file__).resolve().parent / "audit_corpus"
 LABELS = CORPUS / "labels.yaml"
+READ_SUFFIXES = (".py", ".yaml", ".yml", ".json", ".toml")
 
 
 def materialise(labels: list[dict], mirror: Path, dest: Path) -> dict[tuple[str, str], Path]:
@@ -105,8 +106,15 @@ def materialise_tree(repo: str, commit: str, mirror: Path, dest: Path) -> Path:
         sys.exit(f"{git_dir}: no mirror of {repo} (fetch it first, or give --mirror)")
     target = dest / repo.replace("/", "+")
     target.mkdir(parents=True, exist_ok=True)
-    archive = subprocess.run(["git", "--git-dir", str(git_dir), "archive", commit], capture_output=True, check=True).stdout
-    subprocess.run(["tar", "x", "-C", str(target)], input=archive, check=True)
+    # The files an audit of a folder reads (Python, and the specs and configs beside it), not the whole
+    # tree: a mirror may lack the blobs of large data files (Liger-Kernel's test .arrow is absent).
+    listing = subprocess.run(["git", "--git-dir", str(git_dir), "ls-tree", "-r", "--name-only", "-z", commit],
+                             capture_output=True, check=True).stdout.decode()
+    wanted = [path for path in listing.split("\0") if path.endswith(READ_SUFFIXES)]
+    for start in range(0, len(wanted), 500):
+        archive = subprocess.run(["git", "--git-dir", str(git_dir), "archive", commit, "--", *wanted[start:start + 500]],
+                                 capture_output=True, check=True).stdout
+        subprocess.run(["tar", "x", "-C", str(target)], input=archive, check=True)
     return target
 
 
