@@ -38,7 +38,6 @@ from numba.extending import intrinsic, overload
 
 from kb_tools.numerics import tolerances as tol
 
-PARTS_PER_THREAD = 4
 POOL_MIN_ELEMENTS = 1 << 18  # smaller passes run on the calling thread
 BITS_DTYPES = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")  # read through their bits
 DIRECT_DTYPES = ("float32", "float64")
@@ -299,60 +298,205 @@ def _cross_step(s, t, g, b, small_value, small_atol, eps, limit):
 # ---- the passes (compiled) ---------------------------------------------------------------------
 # error_model="numpy": a division by zero gives inf/NaN instead of a branch that raises;
 # fastmath reassoc only: float sums may be added in any order (vectorised), nothing else changes.
-# Each pass has a loop without the metrics and one with them: a branch inside the loop would
-# keep LLVM from vectorising it.
+# The metrics' float64 sums may also contract a product and its sum into one fused multiply-add
+# (every factor there is exact or a float64 value: the metrics are descriptive, and TTK's own
+# arithmetic, in the criteria's loops, never fuses). A part of the pass goes block by block: a
+# loop that assumes every element finite (no masks, so it vectorises tightly) tells from its
+# maximum difference whether that was so; the few blocks holding a NaN, an inf or an overflowing
+# difference are done again, still in L1, by the loop with TTK's masks.
 _FLAGS = {"nogil": True, "cache": True, "error_model": "numpy", "fastmath": {"reassoc"}}
+_SUM_FLAGS = {"nogil": True, "cache": True, "error_model": "numpy", "fastmath": {"reassoc", "contract"}}
+BLOCK = 1 << 11  # elements: three float32 legs' blocks (24 KiB) stay in L1 between a block's loops
+PART = 1 << 16  # elements per row of partial results: the rows, added in order, fix the sums' order
+
+
+@numba.njit
+def _inf_bits(like):
+    return _bits(_like(np.inf, like))
 
 
 @numba.njit(**_FLAGS)
-def _pair_part(x, y, xt, yt, lo, hi, rtol, atol, eps, limit, metrics, out, row):
-    """mix_tolerance's and stat_rel_err's statistics (working precision of ``rtol``), and the
-    metrics when asked, over elements [lo, hi) of DUT ``x`` and golden ``y``."""
-    xs, ys = x[lo:hi], y[lo:hi]  # slices from 0: numba then needs no negative-index handling
+def _pair_fast(xb, yb, xt, yt, rtol, atol, eps):
+    """(matched, sum of relative errors, max error bits, max relative error bits) of a block whose
+    pairs are all finite; the max error bits reach inf's where one was not (or a difference overflowed)."""
     z = _zero_bits(rtol)
-    s = (0, 0, 0, 0.0, z, z)
-    m = _M0
-    if metrics:
-        for i in range(xs.size):
-            av, gv = _decode(xs, xt, i), _decode(ys, yt, i)
-            s, fin = _pair_step(s, _like(av, rtol), _like(gv, rtol), rtol, atol, eps, limit)
-            m = _metric_step(m, np.float64(av), np.float64(gv), fin, xs, i)
-    else:
-        for i in range(xs.size):
-            s, _ = _pair_step(s, _like(_decode(xs, xt, i), rtol), _like(_decode(ys, yt, i), rtol), rtol, atol, eps,
-                              limit)
-    _store(out, row, 0, (float(s[0]), float(s[1]), _from_bits(s[4]), s[3], _from_bits(s[5]), float(s[2])))
-    _store(out, row, 6, _metric_row(m, xs))
+    matched, total, max_e, max_rel = 0, 0.0, z, z
+    for i in range(xb.size):
+        a, g = _like(_decode(xb, xt, i), rtol), _like(_decode(yb, yt, i), rtol)
+        e, ag = abs(a - g), abs(g)
+        rel = e / (ag + eps)
+        matched += e <= ag * rtol + atol
+        total += np.float64(rel)
+        max_e, max_rel = max(max_e, _bits(e)), max(max_rel, _bits(rel))
+    return matched, total, max_e, max_rel
 
 
 @numba.njit(**_FLAGS)
-def _cross_part(t, g, b, tt, gt, bt, lo, hi, small_value, small_atol, eps, limit, metrics, out, row):
-    """cross_check's region counts, sums and maxima (working precision of ``eps``) over elements
-    [lo, hi), and both legs' metrics (each with its finite and mismatch counts) when asked."""
-    ts, gs, bs = t[lo:hi], g[lo:hi], b[lo:hi]
-    z = _zero_bits(eps)
-    s = (0, 0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, z, z)
-    mt = mb = _M0
-    ct = cb = (0, 0)  # (finite, mismatched) per leg
-    if metrics:
-        for i in range(ts.size):
-            tv, gv, bv = _decode(ts, tt, i), _decode(gs, gt, i), _decode(bs, bt, i)
-            tw, gw, bw = _like(tv, eps), _like(gv, eps), _like(bv, eps)
-            s = _cross_step(s, tw, gw, bw, small_value, small_atol, eps, limit)
+def _pair_masked(s, xb, yb, xt, yt, rtol, atol, eps, limit, metrics, m):
+    """A block's criterion statistics (and metrics when asked) with TTK's NaN/inf masks."""
+    for i in range(xb.size):
+        av, gv = _decode(xb, xt, i), _decode(yb, yt, i)
+        s, fin = _pair_step(s, _like(av, rtol), _like(gv, rtol), rtol, atol, eps, limit)
+        if metrics:
+            m = _metric_step(m, np.float64(av), np.float64(gv), fin, xb, i)
+    return s, m
+
+
+def _ulp_zero(dut):
+    """The running ULP maximum's start: uint32 for a float32 DUT (see :func:`_ulp_fast`), int64 otherwise."""
+
+
+@overload(_ulp_zero)
+def _ulp_zero_impl(dut):
+    if dut.dtype == types.float32:
+        return lambda dut: np.uint32(0)
+    return lambda dut: np.int64(0)
+
+
+def _ulp_fast(current, dut, i, g0):
+    """:func:`_ulp_max` for a finite pair; for a float32 DUT the keys' distance is below 2^32, so
+    it is taken as a wrapping uint32 difference (half the lanes of an int64 one)."""
+
+
+@overload(_ulp_fast)
+def _ulp_fast_impl(current, dut, i, g0):
+    if dut.dtype == types.float32:
+        def f32(current, dut, i, g0):
+            ka, kg = _key32(_f32_bits(dut[i])), _key32(_f32_bits(np.float32(g0)))
+            return max(current, np.uint32(ka - kg) if ka >= kg else np.uint32(kg - ka))
+        return f32
+    return lambda current, dut, i, g0: _ulp_max(current, dut, i, g0, True)
+
+
+@numba.njit
+def _key32(bits):
+    """:func:`_key` for float32 bits, kept in int32."""
+    return np.int32(np.int32(-(2**31)) - bits) if bits < 0 else bits
+
+
+@numba.njit(**_SUM_FLAGS)
+def _metric_fast(m, xb, yb, xt, yt):
+    """A block's contribution to the metrics (``_metric_step`` of finite pairs, no masks)."""
+    s_abs = s_sq = s_rel = dot = a_sq = g_sq = 0.0
+    w1 = w2 = 0
+    max_d = max_rel = np.int64(0)
+    ulp = _ulp_zero(xb)
+    for i in range(xb.size):
+        a, g = np.float64(_decode(xb, xt, i)), np.float64(_decode(yb, yt, i))
+        d = abs(a - g)
+        rel = d / (abs(g) + 1e-7)
+        s_abs += d
+        s_sq += d * d
+        s_rel += rel
+        dot += a * g
+        a_sq += a * a
+        g_sq += g * g
+        w1 += rel <= 1e-3
+        w2 += rel <= 5e-3
+        max_d, max_rel = max(max_d, _f64_bits(d)), max(max_rel, _f64_bits(rel))
+        ulp = _ulp_fast(ulp, xb, i, g)
+    return (m[0], m[1] + s_abs, m[2] + s_sq, m[3] + s_rel, m[4] + dot, m[5] + a_sq, m[6] + g_sq, m[7] + w1,
+            m[8] + w2, max(m[9], max_d), max(m[10], max_rel), max(m[11], np.int64(ulp)))
+
+
+@numba.njit(**_FLAGS)
+def _pair_part(x, y, xt, yt, p0, p1, rtol, atol, eps, limit, metrics, out):
+    """mix_tolerance's and stat_rel_err's statistics (working precision of ``rtol``), and the
+    metrics when asked, of DUT ``x`` against golden ``y``: one row of ``out`` per part p0..p1-1."""
+    inf = _inf_bits(rtol)
+    z = _zero_bits(rtol)
+    for p in range(p0, p1):
+        xs, ys = x[p * PART:(p + 1) * PART], y[p * PART:(p + 1) * PART]  # slices from 0: no negative-index checks
+        s = (0, 0, 0, 0.0, z, z)
+        m = _M0
+        for lo in range(0, xs.size, BLOCK):
+            xb, yb = xs[lo:lo + BLOCK], ys[lo:lo + BLOCK]
+            matched, total, max_e, max_rel = _pair_fast(xb, yb, xt, yt, rtol, atol, eps)
+            if max_e < inf:
+                s = (s[0] + matched, s[1], s[2] + xb.size, s[3] + total, max(s[4], max_e), max(s[5], max_rel))
+                if metrics:
+                    m = _metric_fast(m, xb, yb, xt, yt)
+            else:
+                s, m = _pair_masked(s, xb, yb, xt, yt, rtol, atol, eps, limit, metrics, m)
+        _store(out, p, 0, (float(s[0]), float(s[1]), _from_bits(s[4]), s[3], _from_bits(s[5]), float(s[2])))
+        _store(out, p, 6, _metric_row(m, xs))
+
+
+@numba.njit(**_FLAGS)
+def _cross_fast(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, limit):
+    """cross_check's statistics of a block whose triples are all finite (see CROSS_SLOTS; the large
+    and special counts left to the caller), and the max difference bits, inf's where that was not so."""
+    zero, z = _like(0.0, eps), _zero_bits(eps)
+    small = err_t = err_b = tp_inf = 0
+    sum_t = sum_b = sq_t = sq_b = 0.0
+    max_t = max_b = check = z
+    for i in range(tb.size):
+        t, g, b = _like(_decode(tb, tt, i), eps), _like(_decode(gb, gt, i), eps), _like(_decode(bb, bt, i), eps)
+        ag = abs(g)
+        dt, db = abs(t - g), abs(b - g)
+        check = max(check, max(_bits(dt), _bits(db)))
+        in_small = ag < small_value
+        den = ag + eps
+        rt = zero if in_small else dt / den
+        rb = zero if in_small else db / den
+        small += in_small
+        err_t += in_small & (dt > small_atol)
+        err_b += in_small & (db > small_atol)
+        tp_inf += rb > limit
+        sum_t += np.float64(rt)
+        sum_b += np.float64(rb)
+        sq_t += 0.0 if in_small else np.float64(dt) * np.float64(dt)
+        sq_b += 0.0 if in_small else np.float64(db) * np.float64(db)
+        max_t, max_b = max(max_t, _bits(rt)), max(max_b, _bits(rb))
+    return (small, err_t, err_b, tp_inf, sum_t, sum_b, sq_t, sq_b, max_t, max_b), check
+
+
+@numba.njit(**_FLAGS)
+def _cross_masked(s, tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, limit, metrics, mt, mb, ct, cb):
+    """A block's cross_check statistics (and both legs' metrics when asked) with TTK's masks."""
+    for i in range(tb.size):
+        tv, gv, bv = _decode(tb, tt, i), _decode(gb, gt, i), _decode(bb, bt, i)
+        tw, gw, bw = _like(tv, eps), _like(gv, eps), _like(bv, eps)
+        s = _cross_step(s, tw, gw, bw, small_value, small_atol, eps, limit)
+        if metrics:
             fg = _finite(gw, limit)
             fin_t, fin_b = _finite(tw, limit) & fg, _finite(bw, limit) & fg
             ct = (ct[0] + fin_t, ct[1] + (~fin_t & ~_agree(tw, gw)))
             cb = (cb[0] + fin_b, cb[1] + (~fin_b & ~_agree(bw, gw)))
-            mt = _metric_step(mt, np.float64(tv), np.float64(gv), fin_t, ts, i)
-            mb = _metric_step(mb, np.float64(bv), np.float64(gv), fin_b, bs, i)
-    else:
-        for i in range(ts.size):
-            s = _cross_step(s, _like(_decode(ts, tt, i), eps), _like(_decode(gs, gt, i), eps),
-                            _like(_decode(bs, bt, i), eps), small_value, small_atol, eps, limit)
-    _store(out, row, 0, (float(s[0]), float(s[1]), float(s[2]), float(s[3]), float(s[4]), float(s[5]), s[6], s[7],
-                         s[8], s[9], _from_bits(s[10]), _from_bits(s[11])))
-    _store(out, row, 12, (float(ct[0]), float(ct[1])) + _metric_row(mt, ts))
-    _store(out, row, 26, (float(cb[0]), float(cb[1])) + _metric_row(mb, bs))
+            mt = _metric_step(mt, np.float64(tv), np.float64(gv), fin_t, tb, i)
+            mb = _metric_step(mb, np.float64(bv), np.float64(gv), fin_b, bb, i)
+    return s, mt, mb, ct, cb
+
+
+@numba.njit(**_FLAGS)
+def _cross_part(t, g, b, tt, gt, bt, p0, p1, small_value, small_atol, eps, limit, metrics, out):
+    """cross_check's region counts, sums and maxima (working precision of ``eps``), and both legs'
+    metrics (each with its finite and mismatch counts) when asked: one row of ``out`` per part."""
+    inf = _inf_bits(eps)
+    z = _zero_bits(eps)
+    for p in range(p0, p1):
+        lo_p, hi_p = p * PART, (p + 1) * PART
+        ts, gs, bs = t[lo_p:hi_p], g[lo_p:hi_p], b[lo_p:hi_p]
+        s = (0, 0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, z, z)
+        mt = mb = _M0
+        ct = cb = (0, 0)  # (finite, mismatched) per leg
+        for lo in range(0, ts.size, BLOCK):
+            tb, gb, bb = ts[lo:lo + BLOCK], gs[lo:lo + BLOCK], bs[lo:lo + BLOCK]
+            f, check = _cross_fast(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, limit)
+            if check < inf:
+                s = (s[0] + tb.size - f[0], s[1] + f[0], s[2] + f[1], s[3] + f[2], s[4], s[5] + f[3], s[6] + f[4],
+                     s[7] + f[5], s[8] + f[6], s[9] + f[7], max(s[10], f[8]), max(s[11], f[9]))
+                if metrics:
+                    ct, cb = (ct[0] + tb.size, ct[1]), (cb[0] + tb.size, cb[1])
+                    mt = _metric_fast(mt, tb, gb, tt, gt)
+                    mb = _metric_fast(mb, bb, gb, bt, gt)
+            else:
+                s, mt, mb, ct, cb = _cross_masked(s, tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, limit,
+                                                  metrics, mt, mb, ct, cb)
+        _store(out, p, 0, (float(s[0]), float(s[1]), float(s[2]), float(s[3]), float(s[4]), float(s[5]), s[6], s[7],
+                           s[8], s[9], _from_bits(s[10]), _from_bits(s[11])))
+        _store(out, p, 12, (float(ct[0]), float(ct[1])) + _metric_row(mt, ts))
+        _store(out, p, 26, (float(cb[0]), float(cb[1])) + _metric_row(mb, bs))
 
 
 # ---- the Python side ---------------------------------------------------------------------------
@@ -410,23 +554,23 @@ def _pool(threads: int) -> ThreadPoolExecutor:
 
 
 def _run(kernel, n: int, width: int, args) -> np.ndarray:
-    """``kernel(*args, lo, hi, ..., out, row)`` over parts of [0, n); the rows of partial results."""
+    """``kernel(*head, p0, p1, *tail, out)`` over the parts of [0, n) (PART elements each, the
+    rows of ``out``), the parts split among the threads in contiguous runs; the rows."""
     import torch
 
-    threads = max(1, torch.get_num_threads())
-    parts = 1 if n < POOL_MIN_ELEMENTS or threads == 1 else threads * PARTS_PER_THREAD
-    bounds = [(n * k // parts, n * (k + 1) // parts) for k in range(parts)]
+    parts = max(1, -(-n // PART))
+    threads = max(1, min(torch.get_num_threads(), parts)) if n >= POOL_MIN_ELEMENTS else 1
     out = np.zeros((parts, width), np.float64)
     head, tail = args
+    cuts = [parts * k // threads for k in range(threads + 1)]
 
-    def part(row):
-        lo, hi = bounds[row]
-        kernel(*head, lo, hi, *tail, out, row)
+    def run(k):
+        kernel(*head, cuts[k], cuts[k + 1], *tail, out)
 
-    if parts == 1:
-        part(0)
+    if threads == 1:
+        run(0)
     else:
-        list(_pool(threads).map(part, range(parts)))
+        list(_pool(threads).map(run, range(threads)))
     return out
 
 

@@ -292,7 +292,7 @@ class ReviewSession:
 
     def compare(self, dtype: str) -> Check:
         """The saved legs of one dtype judged by the spec's criterion, with the error distribution drawn."""
-        from kb_tools.numerics.criteria import judge
+        from kb_tools.numerics.criteria import compare
         from kb_tools.numerics.metrics import compute
         from kb_tools.numerics.tensors_io import TensorFileError
 
@@ -310,12 +310,13 @@ class ReviewSession:
         if mismatch:
             return self._record(Check(name, "MISSING", mismatch))
         try:
-            verdict = judge(criterion, tensors["dut"], tensors["golden"], tensors.get("third_party"), dtype=dtype)
+            verdict, judged = compare(criterion, tensors["dut"], tensors["golden"], tensors.get("third_party"),
+                                      dtype=dtype)  # the verdict and its legs' metrics from one pass
         except ValueError as exc:
             return self._record(Check(name, "FAIL", f"{criterion} cannot judge the saved tensors: {exc}"))
         figure = png_of(_plot_errors(tensors, dtype, criterion))
-        table = _frame([{"leg": leg, **compute(tensors[leg], tensors["golden"], dtype).as_dict()}
-                        for leg in ("dut", "third_party") if leg in tensors])
+        table = _frame([{"leg": leg, **(judged.get(leg) or compute(tensors[leg], tensors["golden"], dtype)).as_dict()}
+                        for leg in ("dut", "third_party") if leg in tensors])  # compute: a bit-for-bit criterion's legs
         ratios = ", ".join(f"{k} {v:.3g}" for k, v in verdict.ratios.items() if v is not None)
         detail = "; ".join(verdict.reasons) if verdict.reasons else (ratios or "within tolerance")
         return self._record(Check(name, "PASS" if verdict.passed else "FAIL", f"{criterion}: {detail}", table,
