@@ -1,7 +1,9 @@
 """What an output looks like against its golden — every error metric in one chunked pass.
 
 These numbers describe; the verdicts live in :mod:`kb_tools.numerics.criteria`, which computes
-what each of TTK's decisions needs in TTK's own precision. Here sums run in float64: on the CPU
+what each of TTK's decisions needs in TTK's own precision. The relative error is TTK's own, in
+its working precision (so MERE and MARE here are stat_rel_err's, and the criterion's pass
+computes it once for both); the other differences, and every sum, run in float64: on the CPU
 in the compiled pass (``onepass``, which a criterion's own pass can carry them in), elsewhere on
 the tensors' device, brought to the host chunk by chunk (``chunks.Totals``). Special values follow TTK: NaN against NaN and
 same-sign infinities match; any other non-finite disagreement is a mismatch. A quantity whose
@@ -16,9 +18,6 @@ from dataclasses import asdict, dataclass
 from kb_tools.numerics import chunks, onepass
 from kb_tools.numerics import tolerances as tol
 from kb_tools.numerics.verdict import dtype_name
-
-# The "double thousandths" shares: elements within 1/1000 and 5/1000 relative error.
-SHARE_BOUNDS = (1e-3, 5e-3)
 
 _SUMS = ("finite", "special_match", "special_mismatch", "sum_abs", "sum_sq", "sum_rel", "dot", "dut_sq",
          "golden_sq", "within_1e-3", "within_5e-3")
@@ -61,25 +60,26 @@ def _ordered_bits(torch, x):
     return torch.where(bits < 0, torch.iinfo(view).min - bits, bits)
 
 
-def _chunk(torch, a, g, ulp_dtype, all_finite):
-    """Partial sums and maxima of one chunk, as two float64 vectors on the chunk's device."""
+def _chunk(torch, a, g, ulp_dtype, all_finite, work):
+    """Partial sums and maxima of one chunk, as two float64 vectors on the chunk's device; the
+    relative error in ``work`` (TTK's working precision), the rest in float64."""
     wide = torch.float64
     af, gf = a.to(wide), g.to(wide)
     zero = torch.zeros((), dtype=wide, device=af.device)
+    aw, gw = a.to(work), g.to(work)
+    rel = (aw - gw).abs_().div_(gw.abs().add_(tol.REL_EPS)).to(wide)
     if all_finite:
         fin = None
         special_match = special_mismatch = torch.zeros((), dtype=torch.int64, device=af.device)
         d = (af - gf).abs_()
-        ag = gf.abs()
         a0, g0 = af, gf
     else:
         fin = torch.isfinite(af) & torch.isfinite(gf)
         special_match = ~fin & ((torch.isnan(af) & torch.isnan(gf)) | (af == gf))
         special_mismatch = ~fin & ~special_match
         d = torch.where(fin, af - gf, zero).abs_()
-        ag = torch.where(fin, gf, zero).abs_()
         a0, g0 = torch.where(fin, af, zero), torch.where(fin, gf, zero)
-    rel = d / (ag + tol.REL_EPS)
+        rel = torch.where(fin, rel, zero)
     keep = (lambda x: x) if fin is None else (lambda x: fin & x)  # noqa: E731
     if ulp_dtype is not None:
         ulp = (_ordered_bits(torch, a.to(ulp_dtype)).to(wide) - _ordered_bits(torch, g.to(ulp_dtype)).to(wide)).abs_()
@@ -89,7 +89,7 @@ def _chunk(torch, a, g, ulp_dtype, all_finite):
     n_fin = fin.sum() if fin is not None else torch.tensor(a.numel(), device=af.device)
     sums = [n_fin, special_match.sum(), special_mismatch.sum(), d.sum(), torch.dot(d, d), rel.sum(),
             torch.dot(a0, g0), torch.dot(a0, a0), torch.dot(g0, g0),
-            keep(rel <= SHARE_BOUNDS[0]).sum(), keep(rel <= SHARE_BOUNDS[1]).sum()]
+            keep(rel <= tol.SHARE_BOUNDS[0]).sum(), keep(rel <= tol.SHARE_BOUNDS[1]).sum()]
     return torch.stack(sums).to(wide), torch.stack([d.amax(), rel.amax(), max_ulp]).to(wide)
 
 
@@ -108,13 +108,14 @@ def compute(actual, golden, dtype: str | None = None) -> Metrics:
     (a, g), _ = chunks.flat_legs(actual, golden)
     dtype = dtype or dtype_name(actual)
     n = a.numel()
+    work = chunks.work_dtype(torch, a, g)
     if n and onepass.supports(a, g):
-        return from_sums(dtype, n, onepass.pair(a, g, False, 0.0, 0.0, metrics=True)[1])
+        return from_sums(dtype, n, onepass.pair(a, g, work == torch.float64, 0.0, 0.0, metrics=True)[1])
     ulp_dtype = a.dtype if a.dtype.is_floating_point and a.element_size() in _INT_VIEW else None
     finite = chunks.all_finite(torch, a, g)
     totals = chunks.Totals(len(_SUMS), len(_MAXES))
     for lo, hi in chunks.spans(n, chunks.step(a)):
-        totals.add(*_chunk(torch, a[lo:hi], g[lo:hi], ulp_dtype, finite))
+        totals.add(*_chunk(torch, a[lo:hi], g[lo:hi], ulp_dtype, finite, work))
     sums = dict(zip(_SUMS, totals.sums)) | dict(zip(_MAXES, totals.maxes))  # maxes are read only when fin > 0
     return from_sums(dtype, n, sums | {"ulp": ulp_dtype is not None})
 

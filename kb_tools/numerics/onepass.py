@@ -208,6 +208,7 @@ def _ulp_value_impl(kept, dut):
     return lambda kept, dut: np.float64(kept)
 
 
+_SHARE_1, _SHARE_2 = tol.SHARE_BOUNDS
 _MIN64, _MIN32, _MIN16 = np.int64(-(2**63)), np.int64(-(2**31)), np.int64(-(2**15))
 
 
@@ -228,16 +229,17 @@ def _finite(x, limit):
 
 
 @numba.njit
-def _metric_step(m, a64, g64, fin, dut, i):
-    """One pair's contribution to the metrics' float64 sums, counts and maxima (as bits); a pair
-    that is not finite adds zeros, as torch.where(fin, ..., 0) does."""
+def _metric_step(m, a64, g64, fin, dut, i, rel):
+    """One pair's contribution to the metrics' float64 sums, counts and maxima (as bits); ``rel``
+    is the pair's relative error in the working precision (TTK's, 0 where the pair is not finite).
+    A pair that is not finite adds zeros, as torch.where(fin, ..., 0) does."""
     a0 = a64 if fin else 0.0
     g0 = g64 if fin else 0.0
     d = abs(a0 - g0)
-    rel = d / (abs(g0) + 1e-7)
-    return (m[0] + (~fin & _agree(a64, g64)), m[1] + d, m[2] + d * d, m[3] + rel, m[4] + a0 * g0, m[5] + a0 * a0,
-            m[6] + g0 * g0, m[7] + (fin & (rel <= 1e-3)), m[8] + (fin & (rel <= 5e-3)), max(m[9], _bits(d)),
-            max(m[10], _bits(rel)), _ulp_max(m[11], dut, i, g0, fin))
+    r = np.float64(rel)
+    return (m[0] + (~fin & _agree(a64, g64)), m[1] + d, m[2] + d * d, m[3] + r, m[4] + a0 * g0, m[5] + a0 * a0,
+            m[6] + g0 * g0, m[7] + (fin & (r <= _SHARE_1)), m[8] + (fin & (r <= _SHARE_2)), max(m[9], _bits(d)),
+            max(m[10], _bits(r)), _ulp_max(m[11], dut, i, g0, fin))
 
 
 _M0 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, np.int64(0), np.int64(0), np.int64(0))
@@ -263,8 +265,8 @@ def _zero_bits(like):
 @numba.njit
 def _pair_step(s, a, g, rtol, atol, eps, limit):
     """One pair's contribution to (matched, mismatched, finite, sum of relative errors, max error
-    bits, max relative error bits), in the working precision of ``a`` and ``g``; and whether the
-    pair is finite."""
+    bits, max relative error bits), in the working precision of ``a`` and ``g``; whether the pair
+    is finite, and its relative error (0 where it is not)."""
     zero = _like(0.0, rtol)
     ag = abs(g)
     fin = _finite(a, limit) & _finite(g, limit)
@@ -272,7 +274,7 @@ def _pair_step(s, a, g, rtol, atol, eps, limit):
     agree = _agree(a, g)
     rel = e / (ag + eps) if fin else zero
     return (s[0] + ((fin & (e <= ag * rtol + atol)) | (~fin & agree)), s[1] + (~fin & ~agree), s[2] + fin,
-            s[3] + np.float64(rel), max(s[4], _bits(e)), max(s[5], _bits(rel))), fin
+            s[3] + np.float64(rel), max(s[4], _bits(e)), max(s[5], _bits(rel))), fin, rel
 
 
 @numba.njit
@@ -299,11 +301,13 @@ def _cross_step(s, t, g, b, small_value, small_atol, eps, limit):
 # error_model="numpy": a division by zero gives inf/NaN instead of a branch that raises;
 # fastmath reassoc only: float sums may be added in any order (vectorised), nothing else changes.
 # The metrics' float64 sums may also contract a product and its sum into one fused multiply-add
-# (every factor there is exact or a float64 value: the metrics are descriptive, and TTK's own
-# arithmetic, in the criteria's loops, never fuses). A part of the pass goes block by block: a
-# loop that assumes every element finite (no masks, so it vectorises tightly) tells from its
-# maximum difference whether that was so; the few blocks holding a NaN, an inf or an overflowing
-# difference are done again, still in L1, by the loop with TTK's masks.
+# (the metrics describe; TTK's own arithmetic, in the criteria's loops, never fuses). A part of
+# the pass goes block by block: a loop that assumes every element finite (no masks, so it
+# vectorises tightly) tells from its maximum difference whether that was so; the few blocks that
+# hold a NaN, an inf or an overflow are done again, still in L1, by the loop with TTK's masks.
+# The relative error is computed once per leg, in TTK's working precision: the criterion and the
+# metrics (MERE, MARE, the shares) read the same value. ``shares`` is () for a verdict alone, or
+# the share bounds as working-precision thresholds: the loops with metrics are then compiled apart.
 _FLAGS = {"nogil": True, "cache": True, "error_model": "numpy", "fastmath": {"reassoc"}}
 _SUM_FLAGS = {"nogil": True, "cache": True, "error_model": "numpy", "fastmath": {"reassoc", "contract"}}
 BLOCK = 1 << 11  # elements: three float32 legs' blocks (24 KiB) stay in L1 between a block's loops
@@ -315,12 +319,32 @@ def _inf_bits(like):
     return _bits(_like(np.inf, like))
 
 
+def _rel_step(acc, rel, shares):
+    """(sum, max bits, share counts) of relative errors, when ``shares`` holds the share thresholds."""
+
+
+@overload(_rel_step)
+def _rel_step_impl(acc, rel, shares):
+    if len(shares) == 0:
+        return lambda acc, rel, shares: acc
+    return lambda acc, rel, shares: (acc[0] + np.float64(rel), max(acc[1], _bits(rel)), acc[2] + (rel <= shares[0]),
+                                     acc[3] + (rel <= shares[1]))
+
+
+@numba.njit
+def _wide_bits(bits):
+    """Working-precision bits of a non-negative float as float64 bits (the metrics' maxima)."""
+    return _f64_bits(_from_bits(bits))
+
+
 @numba.njit(**_FLAGS)
-def _pair_fast(xb, yb, xt, yt, rtol, atol, eps):
-    """(matched, sum of relative errors, max error bits, max relative error bits) of a block whose
-    pairs are all finite; the max error bits reach inf's where one was not (or a difference overflowed)."""
+def _pair_fast(xb, yb, xt, yt, rtol, atol, eps, shares):
+    """(matched, sum of relative errors, max error bits, max relative error bits, share counts) of
+    a block whose pairs are all finite; the max error bits reach inf's where one was not (or a
+    difference overflowed)."""
     z = _zero_bits(rtol)
     matched, total, max_e, max_rel = 0, 0.0, z, z
+    w = (0.0, z, 0, 0)
     for i in range(xb.size):
         a, g = _like(_decode(xb, xt, i), rtol), _like(_decode(yb, yt, i), rtol)
         e, ag = abs(a - g), abs(g)
@@ -328,7 +352,8 @@ def _pair_fast(xb, yb, xt, yt, rtol, atol, eps):
         matched += e <= ag * rtol + atol
         total += np.float64(rel)
         max_e, max_rel = max(max_e, _bits(e)), max(max_rel, _bits(rel))
-    return matched, total, max_e, max_rel
+        w = _rel_step(w, rel, shares)
+    return matched, total, max_e, max_rel, w[2], w[3]
 
 
 @numba.njit(**_FLAGS)
@@ -336,9 +361,9 @@ def _pair_masked(s, xb, yb, xt, yt, rtol, atol, eps, limit, metrics, m):
     """A block's criterion statistics (and metrics when asked) with TTK's NaN/inf masks."""
     for i in range(xb.size):
         av, gv = _decode(xb, xt, i), _decode(yb, yt, i)
-        s, fin = _pair_step(s, _like(av, rtol), _like(gv, rtol), rtol, atol, eps, limit)
+        s, fin, rel = _pair_step(s, _like(av, rtol), _like(gv, rtol), rtol, atol, eps, limit)
         if metrics:
-            m = _metric_step(m, np.float64(av), np.float64(gv), fin, xb, i)
+            m = _metric_step(m, np.float64(av), np.float64(gv), fin, xb, i, rel)
     return s, m
 
 
@@ -376,46 +401,51 @@ def _key32(bits):
 
 @numba.njit(**_SUM_FLAGS)
 def _metric_fast(m, xb, yb, xt, yt):
-    """A block's contribution to the metrics (``_metric_step`` of finite pairs, no masks)."""
-    s_abs = s_sq = s_rel = dot = a_sq = g_sq = 0.0
-    w1 = w2 = 0
-    max_d = max_rel = np.int64(0)
+    """A finite block's float64 sums, |a-g| maximum and ULP maximum (``_metric_step`` without the
+    masks; the relative errors' slots are the caller's, from the criterion's loop)."""
+    s_abs = s_sq = dot = a_sq = g_sq = 0.0
+    max_d = np.int64(0)
     ulp = _ulp_zero(xb)
     for i in range(xb.size):
         a, g = np.float64(_decode(xb, xt, i)), np.float64(_decode(yb, yt, i))
         d = abs(a - g)
-        rel = d / (abs(g) + 1e-7)
         s_abs += d
         s_sq += d * d
-        s_rel += rel
         dot += a * g
         a_sq += a * a
         g_sq += g * g
-        w1 += rel <= 1e-3
-        w2 += rel <= 5e-3
-        max_d, max_rel = max(max_d, _f64_bits(d)), max(max_rel, _f64_bits(rel))
+        max_d = max(max_d, _f64_bits(d))
         ulp = _ulp_fast(ulp, xb, i, g)
-    return (m[0], m[1] + s_abs, m[2] + s_sq, m[3] + s_rel, m[4] + dot, m[5] + a_sq, m[6] + g_sq, m[7] + w1,
-            m[8] + w2, max(m[9], max_d), max(m[10], max_rel), max(m[11], np.int64(ulp)))
+    return (m[0], m[1] + s_abs, m[2] + s_sq, m[3], m[4] + dot, m[5] + a_sq, m[6] + g_sq, m[7], m[8],
+            max(m[9], max_d), m[10], max(m[11], np.int64(ulp)))
+
+
+@numba.njit
+def _with_rel(m, total, max_bits, w1, w2):
+    """Metrics ``m`` with a finite block's relative-error sum, maximum (working bits) and share counts."""
+    return (m[0], m[1], m[2], m[3] + total, m[4], m[5], m[6], m[7] + w1, m[8] + w2, m[9],
+            max(m[10], _wide_bits(max_bits)), m[11])
 
 
 @numba.njit(**_FLAGS)
-def _pair_part(x, y, xt, yt, p0, p1, rtol, atol, eps, limit, metrics, out):
+def _pair_part(x, y, xt, yt, p0, p1, rtol, atol, eps, limit, shares, out):
     """mix_tolerance's and stat_rel_err's statistics (working precision of ``rtol``), and the
-    metrics when asked, of DUT ``x`` against golden ``y``: one row of ``out`` per part p0..p1-1."""
+    metrics when ``shares`` holds their bounds, of DUT ``x`` against golden ``y``: one row of
+    ``out`` per part p0..p1-1."""
     inf = _inf_bits(rtol)
     z = _zero_bits(rtol)
+    metrics = len(shares) > 0
     for p in range(p0, p1):
         xs, ys = x[p * PART:(p + 1) * PART], y[p * PART:(p + 1) * PART]  # slices from 0: no negative-index checks
         s = (0, 0, 0, 0.0, z, z)
         m = _M0
         for lo in range(0, xs.size, BLOCK):
             xb, yb = xs[lo:lo + BLOCK], ys[lo:lo + BLOCK]
-            matched, total, max_e, max_rel = _pair_fast(xb, yb, xt, yt, rtol, atol, eps)
+            matched, total, max_e, max_rel, w1, w2 = _pair_fast(xb, yb, xt, yt, rtol, atol, eps, shares)
             if max_e < inf:
                 s = (s[0] + matched, s[1], s[2] + xb.size, s[3] + total, max(s[4], max_e), max(s[5], max_rel))
                 if metrics:
-                    m = _metric_fast(m, xb, yb, xt, yt)
+                    m = _with_rel(_metric_fast(m, xb, yb, xt, yt), total, max_rel, w1, w2)
             else:
                 s, m = _pair_masked(s, xb, yb, xt, yt, rtol, atol, eps, limit, metrics, m)
         _store(out, p, 0, (float(s[0]), float(s[1]), _from_bits(s[4]), s[3], _from_bits(s[5]), float(s[2])))
@@ -423,37 +453,43 @@ def _pair_part(x, y, xt, yt, p0, p1, rtol, atol, eps, limit, metrics, out):
 
 
 @numba.njit(**_FLAGS)
-def _cross_fast(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, limit):
-    """cross_check's statistics of a block whose triples are all finite (see CROSS_SLOTS; the large
-    and special counts left to the caller), and the max difference bits, inf's where that was not so."""
+def _cross_fast(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, shares):
+    """cross_check's statistics of a block whose triples are all finite: (small count, small-region
+    errors of DUT and third party, large-region relative-error sums and squared-difference sums,
+    the relative errors' maxima as bits); the max difference bits, inf's or above where a leg was
+    not finite or a difference overflowed; and each leg's relative errors over the whole block
+    for its metrics (see :func:`_rel_step`)."""
     zero, z = _like(0.0, eps), _zero_bits(eps)
-    small = err_t = err_b = tp_inf = 0
+    small = err_t = err_b = 0
     sum_t = sum_b = sq_t = sq_b = 0.0
     max_t = max_b = check = z
+    wt = wb = (0.0, z, 0, 0)
     for i in range(tb.size):
         t, g, b = _like(_decode(tb, tt, i), eps), _like(_decode(gb, gt, i), eps), _like(_decode(bb, bt, i), eps)
         ag = abs(g)
         dt, db = abs(t - g), abs(b - g)
         check = max(check, max(_bits(dt), _bits(db)))
         in_small = ag < small_value
-        den = ag + eps
-        rt = zero if in_small else dt / den
-        rb = zero if in_small else db / den
         small += in_small
         err_t += in_small & (dt > small_atol)
         err_b += in_small & (db > small_atol)
-        tp_inf += rb > limit
+        den = ag + eps
+        ft, fb = dt / den, db / den
+        wt, wb = _rel_step(wt, ft, shares), _rel_step(wb, fb, shares)
+        rt, rb = zero if in_small else ft, zero if in_small else fb  # the large region's
         sum_t += np.float64(rt)
         sum_b += np.float64(rb)
-        sq_t += 0.0 if in_small else np.float64(dt) * np.float64(dt)
-        sq_b += 0.0 if in_small else np.float64(db) * np.float64(db)
+        lt, lb = np.float64(zero if in_small else dt), np.float64(zero if in_small else db)
+        sq_t += lt * lt
+        sq_b += lb * lb
         max_t, max_b = max(max_t, _bits(rt)), max(max_b, _bits(rb))
-    return (small, err_t, err_b, tp_inf, sum_t, sum_b, sq_t, sq_b, max_t, max_b), check
+    return (small, err_t, err_b, sum_t, sum_b, sq_t, sq_b, max_t, max_b), check, wt, wb
 
 
 @numba.njit(**_FLAGS)
 def _cross_masked(s, tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, limit, metrics, mt, mb, ct, cb):
     """A block's cross_check statistics (and both legs' metrics when asked) with TTK's masks."""
+    zero = _like(0.0, eps)
     for i in range(tb.size):
         tv, gv, bv = _decode(tb, tt, i), _decode(gb, gt, i), _decode(bb, bt, i)
         tw, gw, bw = _like(tv, eps), _like(gv, eps), _like(bv, eps)
@@ -463,17 +499,50 @@ def _cross_masked(s, tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, limit
             fin_t, fin_b = _finite(tw, limit) & fg, _finite(bw, limit) & fg
             ct = (ct[0] + fin_t, ct[1] + (~fin_t & ~_agree(tw, gw)))
             cb = (cb[0] + fin_b, cb[1] + (~fin_b & ~_agree(bw, gw)))
-            mt = _metric_step(mt, np.float64(tv), np.float64(gv), fin_t, tb, i)
-            mb = _metric_step(mb, np.float64(bv), np.float64(gv), fin_b, bb, i)
+            den = abs(gw) + eps
+            rel_t = abs(tw - gw) / den if fin_t else zero
+            rel_b = abs(bw - gw) / den if fin_b else zero
+            mt = _metric_step(mt, np.float64(tv), np.float64(gv), fin_t, tb, i, rel_t)
+            mb = _metric_step(mb, np.float64(bv), np.float64(gv), fin_b, bb, i, rel_b)
     return s, mt, mb, ct, cb
 
 
+@numba.njit(**_SUM_FLAGS)
+def _metric_fast2(mt, mb, tb, bb, gb, tt, bt, gt):
+    """:func:`_metric_fast` of two legs against one golden at once (the golden's value and sum of
+    squares once: in a finite block both legs see every golden element)."""
+    ta = ts = td = tq = ba = bs = bd = bq = g_sq = 0.0
+    t_d = b_d = np.int64(0)
+    t_u, b_u = _ulp_zero(tb), _ulp_zero(bb)
+    for i in range(gb.size):
+        g = np.float64(_decode(gb, gt, i))
+        g_sq += g * g
+        a, c = np.float64(_decode(tb, tt, i)), np.float64(_decode(bb, bt, i))
+        d, e = abs(a - g), abs(c - g)
+        ta += d
+        ts += d * d
+        td += a * g
+        tq += a * a
+        ba += e
+        bs += e * e
+        bd += c * g
+        bq += c * c
+        t_d, b_d = max(t_d, _f64_bits(d)), max(b_d, _f64_bits(e))
+        t_u, b_u = _ulp_fast(t_u, tb, i, g), _ulp_fast(b_u, bb, i, g)
+    return ((mt[0], mt[1] + ta, mt[2] + ts, mt[3], mt[4] + td, mt[5] + tq, mt[6] + g_sq, mt[7], mt[8],
+             max(mt[9], t_d), mt[10], max(mt[11], np.int64(t_u))),
+            (mb[0], mb[1] + ba, mb[2] + bs, mb[3], mb[4] + bd, mb[5] + bq, mb[6] + g_sq, mb[7], mb[8],
+             max(mb[9], b_d), mb[10], max(mb[11], np.int64(b_u))))
+
+
 @numba.njit(**_FLAGS)
-def _cross_part(t, g, b, tt, gt, bt, p0, p1, small_value, small_atol, eps, limit, metrics, out):
+def _cross_part(t, g, b, tt, gt, bt, p0, p1, small_value, small_atol, eps, limit, shares, out):
     """cross_check's region counts, sums and maxima (working precision of ``eps``), and both legs'
-    metrics (each with its finite and mismatch counts) when asked: one row of ``out`` per part."""
+    metrics (each with its finite and mismatch counts) when ``shares`` holds their bounds: one row
+    of ``out`` per part."""
     inf = _inf_bits(eps)
     z = _zero_bits(eps)
+    metrics = len(shares) > 0
     for p in range(p0, p1):
         lo_p, hi_p = p * PART, (p + 1) * PART
         ts, gs, bs = t[lo_p:hi_p], g[lo_p:hi_p], b[lo_p:hi_p]
@@ -482,14 +551,14 @@ def _cross_part(t, g, b, tt, gt, bt, p0, p1, small_value, small_atol, eps, limit
         ct = cb = (0, 0)  # (finite, mismatched) per leg
         for lo in range(0, ts.size, BLOCK):
             tb, gb, bb = ts[lo:lo + BLOCK], gs[lo:lo + BLOCK], bs[lo:lo + BLOCK]
-            f, check = _cross_fast(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, limit)
-            if check < inf:
-                s = (s[0] + tb.size - f[0], s[1] + f[0], s[2] + f[1], s[3] + f[2], s[4], s[5] + f[3], s[6] + f[4],
-                     s[7] + f[5], s[8] + f[6], s[9] + f[7], max(s[10], f[8]), max(s[11], f[9]))
+            f, check, wt, wb = _cross_fast(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, shares)
+            if check < inf and f[8] < inf:  # all finite, and no third-party relative error overflowed
+                s = (s[0] + tb.size - f[0], s[1] + f[0], s[2] + f[1], s[3] + f[2], s[4], s[5], s[6] + f[3],
+                     s[7] + f[4], s[8] + f[5], s[9] + f[6], max(s[10], f[7]), max(s[11], f[8]))
                 if metrics:
                     ct, cb = (ct[0] + tb.size, ct[1]), (cb[0] + tb.size, cb[1])
-                    mt = _metric_fast(mt, tb, gb, tt, gt)
-                    mb = _metric_fast(mb, bb, gb, bt, gt)
+                    mt, mb = _metric_fast2(mt, mb, tb, bb, gb, tt, bt, gt)
+                    mt, mb = _with_rel(mt, wt[0], wt[1], wt[2], wt[3]), _with_rel(mb, wb[0], wb[1], wb[2], wb[3])
             else:
                 s, mt, mb, ct, cb = _cross_masked(s, tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, limit,
                                                   metrics, mt, mb, ct, cb)
@@ -588,6 +657,20 @@ def _limit(work_is_f64: bool):
     return np.finfo(np.float64 if work_is_f64 else np.float32).max
 
 
+def _shares(work_is_f64: bool, metrics: bool) -> tuple:
+    """The loops' ``shares``: () without metrics, else each share bound as the largest value of the
+    working precision not above it (so ``rel <= it`` there is ``float64(rel) <= bound``)."""
+    if not metrics:
+        return ()
+    if work_is_f64:
+        return tuple(np.float64(bound) for bound in tol.SHARE_BOUNDS)
+    below = []
+    for bound in tol.SHARE_BOUNDS:
+        t = np.float32(bound)
+        below.append(t if float(t) <= bound else np.nextafter(t, np.float32(0)))
+    return tuple(below)
+
+
 def pair(dut, golden, work_is_f64: bool, rtol: float, atol: float, metrics: bool):
     """(criterion statistics, metric sums or None) of DUT against golden, in one pass.
 
@@ -598,7 +681,7 @@ def pair(dut, golden, work_is_f64: bool, rtol: float, atol: float, metrics: bool
     (x, xt), (y, yt) = _leg(dut), _leg(golden)
     w = lambda v: _work_scalar(work_is_f64, v)  # noqa: E731
     rows = _run(_pair_part, dut.numel(), len(PAIR_SLOTS) + _N_METRIC,
-                ((x, y, xt, yt), (w(rtol), w(atol), w(tol.REL_EPS), _limit(work_is_f64), metrics)))
+                ((x, y, xt, yt), (w(rtol), w(atol), w(tol.REL_EPS), _limit(work_is_f64), _shares(work_is_f64, metrics))))
     crit = _combine(rows[:, :len(PAIR_SLOTS)], PAIR_SLOTS)
     if not metrics:
         return crit, None
@@ -614,7 +697,7 @@ def cross(dut, golden, third, work_is_f64: bool, sv: tol.SmallValue, metrics: bo
     width = len(CROSS_SLOTS) + 2 * (2 + _N_METRIC)
     rows = _run(_cross_part, dut.numel(), width, ((t, g, b, tt, gt, bt),
                                                   (w(sv.small_value), w(sv.small_value_atol), w(tol.REL_EPS),
-                                                   _limit(work_is_f64), metrics)))
+                                                   _limit(work_is_f64), _shares(work_is_f64, metrics))))
     stats = _combine(rows[:, :len(CROSS_SLOTS)], CROSS_SLOTS)
     if not metrics:
         return stats, None, None

@@ -15,6 +15,8 @@ CRITERIA = ("binary_equal", "close", "mix_tolerance", "stat_rel_err", "cross_che
 
 # Relative error |a - g| / (|g| + REL_EPS): stat_rel_err's FLOOR and cross_check's ε.
 REL_EPS = 1e-7
+# The metrics' "double thousandths": shares of elements within 1/1000 and 5/1000 relative error.
+SHARE_BOUNDS = (1e-3, 5e-3)
 
 
 @dataclass(frozen=True)
