@@ -407,3 +407,18 @@ def test_criteria_on_cuda_match_cpu():
         _assert_same(_numbers(gpu_verdict), _numbers(cpu_verdict), rel=1e-5)
         for leg in cpu_legs:
             _assert_same(gpu_legs[leg].as_dict(), cpu_legs[leg].as_dict(), rel=1e-9)
+
+
+def test_compiled_pass_figures_do_not_depend_on_the_thread_count():
+    """The parts' rows are added in order, whoever ran them: 1 and 2 threads give the same bits."""
+    a, g, tp = _legs("float32", "float32", specials=True, n=(1 << 18) + 4099)
+    threads = torch.get_num_threads()
+    try:
+        runs = []
+        for count in (1, 2):
+            torch.set_num_threads(count)
+            judged = [criteria.compare(name, a, g, tp) for name in ("mix_tolerance", "cross_check")]
+            runs.append([(v.as_dict(), {leg: m.as_dict() for leg, m in legs.items()}) for v, legs in judged])
+    finally:
+        torch.set_num_threads(threads)
+    assert runs[0] == runs[1]

@@ -2,11 +2,13 @@
 
 Why compiled: the torch passes (``criteria``, ``cross_check``, ``metrics``) build a chunk-sized
 temporary per operation — a cast, a difference, a mask, a quotient — and read each leg again
-for the metrics, 5–12x one plain read of the inputs. Here each element is loaded once, decoded
-into TTK's working precision in registers, and feeds every count, sum and maximum of the
-criterion (and of the metrics, when asked) at once; NaN, inf and the small-value region are
-decided per element on the way, without branches, so that LLVM vectorises the loop. The extra
-memory is one row of partial results per part of the pass (``benchmarks/bench_compare.py``).
+for the metrics, 5–12x one plain read of the inputs. Here each block of elements is loaded from
+memory once and, while it sits in L1, feeds every count, sum and maximum of the criterion and of
+the metrics (when asked): first a loop that assumes every element finite and has no masks, so
+that LLVM vectorises it tightly; its maximum difference shows whether a NaN, an inf or an
+overflow was there, and only such a block is done again by the loop with TTK's masks. The
+relative error is computed once, in TTK's working precision, for the criterion and the metrics.
+The extra memory is one row of partial results per 2^16 elements (``benchmarks/bench_compare.py``).
 
 Decoding: float32 and float64 are read as they are, fp16 through the CPU's half conversion (its
 int16 bits), bf16 as the top half of a float32 (its uint16 bits), fp8 through a 256-entry table
@@ -14,14 +16,16 @@ of float32 values that torch builds. Values narrow floats hold are exact in floa
 working-precision value (float32, or float64 when a leg is float64) and the metrics' float64
 value come from one load. The arithmetic is TTK's, operation by operation in the working dtype
 (no fused multiply-add); the only fast-math licence is reassociation, so float sums may be added
-in another order than numpy's. Maxima of non-negative floats are kept as their bits, whose
-integer order is the floats' order (an integer maximum vectorises; a float one would need
-licences that also change NaN tests).
+in another order than numpy's (the metrics' float64 sums may also fuse a product into its sum).
+Maxima of non-negative floats are kept as their bits, whose integer order is the floats' order
+(an integer maximum vectorises; a float one would need licences that also change NaN tests).
 
-Threads: the pass is cut into parts, four per torch thread, run without the GIL on a pool of
-Python threads (as ``kb_tools.memory.kernels`` does: numba's own parallel loop spins beside
-torch's OpenMP pool). Legs of other dtypes (integers, the float8 formats without arithmetic),
-devices other than the CPU and non-contiguous legs take the torch passes instead.
+Threads: the parts (2^16 elements each) are split among torch's thread count in contiguous runs,
+run without the GIL on a pool of Python threads (as ``kb_tools.memory.kernels`` does: numba's
+own parallel loop spins beside torch's OpenMP pool); each part has its own row and the rows are
+added in order, so every figure is the same whatever the number of threads. Legs of other dtypes
+(integers, the float8 formats without arithmetic), devices other than the CPU and
+non-contiguous legs take the torch passes instead.
 """
 
 from __future__ import annotations
@@ -460,7 +464,7 @@ def _cross_fast(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, shares):
     not finite or a difference overflowed; and each leg's relative errors over the whole block
     for its metrics (see :func:`_rel_step`)."""
     zero, z = _like(0.0, eps), _zero_bits(eps)
-    small = err_t = err_b = 0
+    small = err_t = err_b = np.int32(0)  # a block's counts fit (in half the lanes of int64)
     sum_t = sum_b = sq_t = sq_b = 0.0
     max_t = max_b = check = z
     wt = wb = (0.0, z, 0, 0)
@@ -470,9 +474,9 @@ def _cross_fast(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, shares):
         dt, db = abs(t - g), abs(b - g)
         check = max(check, max(_bits(dt), _bits(db)))
         in_small = ag < small_value
-        small += in_small
-        err_t += in_small & (dt > small_atol)
-        err_b += in_small & (db > small_atol)
+        small = np.int32(small + in_small)
+        err_t = np.int32(err_t + (in_small & (dt > small_atol)))
+        err_b = np.int32(err_b + (in_small & (db > small_atol)))
         den = ag + eps
         ft, fb = dt / den, db / den
         wt, wb = _rel_step(wt, ft, shares), _rel_step(wb, fb, shares)
