@@ -331,8 +331,8 @@ def _rel_step(acc, rel, shares):
 def _rel_step_impl(acc, rel, shares):
     if len(shares) == 0:
         return lambda acc, rel, shares: acc
-    return lambda acc, rel, shares: (acc[0] + np.float64(rel), max(acc[1], _bits(rel)), acc[2] + (rel <= shares[0]),
-                                     acc[3] + (rel <= shares[1]))
+    return lambda acc, rel, shares: (acc[0] + np.float64(rel), max(acc[1], _bits(rel)),
+                                     np.int32(acc[2] + (rel <= shares[0])), np.int32(acc[3] + (rel <= shares[1])))
 
 
 @numba.njit
@@ -348,7 +348,7 @@ def _pair_fast(xb, yb, xt, yt, rtol, atol, eps, shares):
     difference overflowed)."""
     z = _zero_bits(rtol)
     matched, total, max_e, max_rel = 0, 0.0, z, z
-    w = (0.0, z, 0, 0)
+    w = (0.0, z, np.int32(0), np.int32(0))
     for i in range(xb.size):
         a, g = _like(_decode(xb, xt, i), rtol), _like(_decode(yb, yt, i), rtol)
         e, ag = abs(a - g), abs(g)
@@ -467,7 +467,7 @@ def _cross_fast(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, shares):
     small = err_t = err_b = np.int32(0)  # a block's counts fit (in half the lanes of int64)
     sum_t = sum_b = sq_t = sq_b = 0.0
     max_t = max_b = check = z
-    wt = wb = (0.0, z, 0, 0)
+    wt = wb = (0.0, z, np.int32(0), np.int32(0))
     for i in range(tb.size):
         t, g, b = _like(_decode(tb, tt, i), eps), _like(_decode(gb, gt, i), eps), _like(_decode(bb, bt, i), eps)
         ag = abs(g)
@@ -649,7 +649,8 @@ def _run(kernel, n: int, width: int, args) -> np.ndarray:
 
 def _combine(rows: np.ndarray, slots) -> dict:
     """Partial rows added (sums, counts) or maximised (maxima) into one dict by slot name."""
-    return {name: float(rows[:, k].max() if name in MAX_SLOTS else rows[:, k].sum()) for k, name in enumerate(slots)}
+    sums, maxes = rows.sum(axis=0).tolist(), rows.max(axis=0).tolist()
+    return {name: (maxes if name in MAX_SLOTS else sums)[k] for k, name in enumerate(slots)}
 
 
 def _work_scalar(work_is_f64: bool, value: float):
