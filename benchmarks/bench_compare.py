@@ -27,8 +27,9 @@ take ~10 GiB of a shared machine. Memory: peak extra resident set while one call
 after ``/proc/self/clear_refs``, in a fresh child per contender, inputs made first), as a share
 of the legs' bytes; on CUDA ``torch.cuda.max_memory_allocated`` above the inputs.
 
-Aims (issue 27): mix_tolerance and stat_rel_err <= 2.5x the read, cross_check <= 3x; extra peak
-memory <= 2 % of the inputs.
+Aims (issue 27): mix_tolerance and stat_rel_err <= 2.5x the read, cross_check <= 3x (the
+``compare`` rows, metrics included, are printed against the same aims); extra peak memory <= 2 %
+of the inputs.
 
 Run: .venv/bin/python benchmarks/bench_compare.py [--log2n 20,24,28] [--rounds 7] [--threads 2]
      [--ttk /tmp/opkb/ttk-src] [--device cpu|cuda] [--memory-log2n 24] [--json FILE]
