@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TORCH  ?= torch==2.13.0
 
-.PHONY: setup run test lint notebooks site browser lab clean gpu-check examples
+.PHONY: setup run test lint notebooks site browser lab lab-extension clean gpu-check examples
 
 setup: $(STAMP)
 
@@ -69,12 +69,15 @@ browser:
 # JupyterLab (installed by setup), configured by kb_tools.outputs.lab_launch (the browser test
 # starts the same server). A .py file opens as a notebook (jupytext) when it is one:
 # notebooks/*.py, and any review written by `kbt review --format notebook -o X.py` (it starts with
-# a jupytext header); a plain module (kb_tools/cli.py) opens read-only, with a line saying to open
-# it with the Editor (kb_tools.outputs.lab_contents). A notebook starts its kernel without asking.
+# a jupytext header); any other .py (kb_tools/cli.py) opens in the editor. A notebook starts its kernel without asking.
 # Its root is the repository, so a notebook's ../kb/*.md links open; it starts in notebooks/.
 # LAB_ARGS adds options (e.g. LAB_ARGS="--port=8890 --no-browser").
 lab: setup
 	$(BIN)/python -m kb_tools.outputs.lab_launch --root "$(CURDIR)" $(LAB_ARGS)
+
+# Rebuild the extension make lab loads (kb_tools/outputs/labextensions/, committed) from labextension/src: needs node and npm.
+lab-extension: setup
+	cd labextension && npm install --no-audit --no-fund --no-package-lock && PATH="$(CURDIR)/$(BIN):$$PATH" npm run build
 
 clean:
 	rm -rf build

@@ -8,10 +8,12 @@ Here a ``.py`` that starts with a jupytext header (``# ---`` then ``# jupyter:``
 review carries, with its kernel) is a notebook wherever it lies; any other ``.py`` follows the
 folder's jupytext.toml.
 
-JupyterLab picks a viewer by extension alone, and ``make lab`` makes jupytext's notebook viewer
-the one for ``.py``. So a module asked for as a notebook (a double-click on kb_tools/cli.py) is
-shown read-only, its source in one cell, with a line saying to open it with the Editor; it is
-never written back as a notebook.
+The type this manager gives a path ("notebook" or "file", in a folder's listing and in the
+file's own model) is what ``make lab``'s frontend extension (labextension/) opens it by: a
+notebook script in the notebook view, a module in the editor. A module can still be asked for
+as a notebook, by Open With → Jupytext Notebook (jupytext offers that view for every ``.py``) or
+by a saved workspace that reopens such a tab; it is then shown read-only, its source in one
+cell, with a line saying to open it with the Editor, and it is never written back as a notebook.
 
 A notebook is served with the kernel metadata JupyterLab would write once the native python3
 kernel starts (its spec's display name, the kernel's ``language_info``): a ``.py`` notebook has

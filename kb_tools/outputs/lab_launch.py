@@ -1,12 +1,14 @@
 """``make lab``: JupyterLab started the way this repository needs it, in one place, so that the
-Makefile and the browser test (tests/test_lab_browser.py) start the same server.
+Makefile and the browser tests (tests/lab_server.py) start the same server.
 
 What it sets: the repository as the server's root (a notebook's ``../kb/*.md`` links open), the
 start in notebooks/, :mod:`kb_tools.outputs.lab_contents` as the contents manager (a review
-``.py`` opens as a notebook, a plain module stays a file), and two JupyterLab settings written as
-``overrides.json`` into the application settings folder: jupytext's notebook view for ``.py``
-and the python3 kernel started without the Select Kernel dialog. Kernels talk over encrypted
-sockets and the torch profiler stays quiet.
+``.py`` is served as a notebook, a plain module as a file), the frontend extension in
+``labextensions/`` beside this module (a ``.py`` opens in the view the server serves it as: a
+review in jupytext's notebook view, kb_tools/cli.py in the editor; its source is labextension/
+at the repository's top, ``make lab-extension`` rebuilds it), and one JupyterLab setting written
+as ``overrides.json`` into the application settings folder: the python3 kernel started without
+the Select Kernel dialog. Kernels talk over encrypted sockets and the torch profiler stays quiet.
 """
 
 from __future__ import annotations
@@ -17,10 +19,8 @@ import os
 import sys
 from pathlib import Path
 
-SETTINGS = {
-    "@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"}},
-    "@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": True},
-}
+SETTINGS = {"@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": True}}
+EXTENSIONS = Path(__file__).resolve().parent / "labextensions"  # built, committed: make lab needs no node
 
 
 def default_settings_dir() -> Path:
@@ -43,6 +43,7 @@ def lab_argv(root: Path, settings_dir: Path, extra: list[str] = ()) -> list[str]
         argv.append("--allow-root")
     return argv + [f"--ServerApp.root_dir={Path(root).resolve()}", "--LabApp.default_url=/lab/tree/notebooks",
                    f"--LabApp.app_settings_dir={Path(settings_dir).resolve()}",
+                   f"--LabApp.extra_labextensions_path={EXTENSIONS}",
                    "--ServerApp.contents_manager_class=kb_tools.outputs.lab_contents.ScriptNotebooksContentsManager",
                    "--KernelManager.transport_encryption=auto", *extra]
 
