@@ -32,8 +32,10 @@ run: setup
 	  reviews=$$?; wait $$notebooks; ran=$$?; [ $$ran -eq 0 ] && [ $$reviews -eq 0 ]
 	$(BIN)/kbt site -o build/site --notebooks build/notebooks
 
+# Two workers; a module with a costly module fixture (the site, the Triton cases, a browser or a
+# JupyterLab server) keeps its tests on one worker (xdist_group), so the fixture is built once.
 test: setup browser
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 -q --dist loadgroup
 
 lint: setup
 	$(BIN)/kbt lint

@@ -1,4 +1,6 @@
-"""`make lab` in a real browser: a review ``.py`` opens as a notebook, a module in the editor.
+"""`make lab` in a real browser: a review ``.py`` opens as a notebook (no "Unreadable Notebook", no
+Select Kernel dialog, its kernel started by itself, the tab not marked modified), a module in the
+editor.
 
 JupyterLab starts the way `make lab` starts it (kb_tools.outputs.lab_launch, through
 tests/lab_server.py), over the repository; Playwright drives Debian's chromium. Each kind of file
@@ -21,6 +23,9 @@ from kb_tools.cli import main as kbt_main
 from kb_tools.outputs.lab_launch import EXTENSIONS
 from lab_server import lab_server
 from real_browser import browser_page, chromium
+
+# its module fixture is costly: every test of the module on one worker (make test: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("lab-server")
 
 
 @pytest.fixture(scope="module")
@@ -133,12 +138,21 @@ def _assert_module_editor(page, path: str) -> None:
     assert "is a Python module, not a notebook" not in page.inner_text("body")
 
 
+def _assert_unmodified_once_idle(page, name: str) -> None:
+    """The kernel's start fills in nothing the served notebook lacked (kernelspec, language_info)."""
+    page.wait_for_selector(".jp-StatusBar-TextItem:has-text('Idle')", timeout=60_000)
+    page.wait_for_timeout(1000)  # the kernel's language_info reaches the notebook's metadata
+    tab = page.locator(".lm-DockPanel .lm-TabBar-tab", has_text=name).first
+    assert "jp-mod-dirty" not in tab.get_attribute("class"), f"the untouched {name} is marked modified"
+
+
 def test_make_lab_opens_a_review_as_a_notebook_and_a_module_in_the_editor(lab_page):
     """One test, so that one server and one browser serve every check, whichever worker runs it."""
     page, rel = lab_page
     # a double-click in the file browser
     _double_click(page, "review.py")
     _assert_review_notebook(page, f"{rel}/review.py")
+    _assert_unmodified_once_idle(page, "review.py")
     _double_click(page, "cli.py")
     _assert_module_editor(page, f"{rel}/cli.py")
     # a notebook's link, and an open that names no viewer, on files no listing has shown

@@ -23,6 +23,9 @@ from kb_tools.kb.pages import load_kb
 from kb_tools.outputs.notebook_runner import execute
 from kb_tools.outputs.site import build_site
 
+# its module fixture is costly: every test of the module on one worker (make test: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("site")
+
 SCREENSHOTS = REPO / "build" / "test-output"
 
 

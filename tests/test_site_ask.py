@@ -19,6 +19,9 @@ from kb_tools.search.answer import MAX_QUERY_CHARS, answer
 from kb_tools.search.askpage import EXAMPLES, PAGE, SHOWN, write_ask_page
 from kb_tools.search.evaluate import load_questions
 
+# its module fixture is costly: every test of the module on one worker (make test: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("ask-page")
+
 # the evaluation set, the page's own examples, and the other questions tests/test_route_search.py asks
 QUESTIONS = ([q.text for q in load_questions(REPO / "tests" / "route_eval.yaml")] + [q for _, q in EXAMPLES]
              + ["精度", "561103", "56110", "lower-to-isa", "Lower an operator to the ISA", "decide what runs on host",

@@ -16,6 +16,9 @@ import pytest
 import triton_cases
 from conftest import REPO
 
+# its module fixture is costly: every test of the module on one worker (make test: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("triton-cases")
+
 
 @pytest.fixture(scope="module")
 def run():

@@ -1,5 +1,5 @@
 """``make lab``: JupyterLab started the way this repository needs it, in one place, so that the
-Makefile and the browser tests (tests/lab_server.py) start the same server.
+Makefile and the browser test (tests/lab_server.py) start the same server.
 
 What it sets: the repository as the server's root (a notebook's ``../kb/*.md`` links open), the
 start in notebooks/, :mod:`kb_tools.outputs.lab_contents` as the contents manager (a review
