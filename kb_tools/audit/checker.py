@@ -110,7 +110,8 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         kernels = self.module.local_kernels(fn)
         evidence = self.module.evidence.get(id(fn))
         if evidence is None:
-            evidence = self.module.evidence[id(fn)] = tensor_evidence(fn, launchers | kernels, self.aliases)
+            evidence = self.module.evidence[id(fn)] = tensor_evidence(fn, self.module.index.walk(fn), launchers | kernels,
+                                                                       self.aliases)
         frame = Frame(fn, fn.name, self.module.launches(fn), evidence, kernels, called_at)
         self.frames.append(frame)
         return self.param_kinds(fn, given or {}, frame.evidence)

@@ -15,16 +15,17 @@ from kb_tools.audit.module import launch_target
 from kb_tools.audit.names import qualname
 
 
-def tensor_evidence(fn, launchers: set[str], aliases: dict[str, str]) -> set[str]:
+def tensor_evidence(fn, nodes: list, launchers: set[str], aliases: dict[str, str]) -> set[str]:
     """Names the function itself uses as tensors: metadata or a tensor-only method read
     from them, a torch function called on them, or (parameters without a default that are
     never used as Python numbers) passed to a kernel launch, directly or in a list that the
-    launch unpacks (``inputs = [x, w, out]; kernel(*inputs)``)."""
+    launch unpacks (``inputs = [x, w, out]; kernel(*inputs)``). ``nodes`` are ``fn``'s, in
+    ``ast.walk`` order (``NodeIndex.walk``)."""
     names, launched = set(), set()
     no_default = _params_without_default(fn)
     packed: dict[str, list] = {}  # list and tuple literals bound to a name
     derived: dict[str, str] = {}  # ``t = src.view(...)``: t is a tensor only if src is one
-    for node in ast.walk(fn):
+    for node in nodes:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             target, value = node.targets[0].id, node.value
             if isinstance(value, (ast.List, ast.Tuple)):
@@ -32,7 +33,7 @@ def tensor_evidence(fn, launchers: set[str], aliases: dict[str, str]) -> set[str
             elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
                     and isinstance(value.func.value, ast.Name) and value.func.attr in tb.TENSOR_TO_TENSOR:
                 derived[target] = value.func.value.id
-    for node in ast.walk(fn):
+    for node in nodes:
         if isinstance(node, ast.Attribute) and node.attr in tb.META_ATTRS and isinstance(node.value, ast.Name) \
                 and isinstance(node.ctx, ast.Load):  # ctx.shape = shape stores on ctx: no tensor read
             names.add(node.value.id)
@@ -57,7 +58,7 @@ def tensor_evidence(fn, launchers: set[str], aliases: dict[str, str]) -> set[str
             name = derived[name]
             seen.add(name)
             launched.add(name)
-    return names | (launched & no_default) - python_number_uses(fn, aliases)
+    return names | (launched & no_default) - python_number_uses(nodes, aliases)
 
 
 def torch_name(q: str | None) -> str | None:
@@ -104,18 +105,19 @@ def _arithmetic_names(node) -> set[str]:
     return set()
 
 
-def python_number_uses(fn, aliases: dict[str, str]) -> set[str]:
+def python_number_uses(nodes: list, aliases: dict[str, str]) -> set[str]:
     """Names used the way only Python numbers and flags are: in arithmetic or comparisons
     with constants or metadata (``n * 2``, ``ratio == 4``), in integer idioms (``a // b``,
     ``(end - start) // step``), as shapes or counts (``torch.empty(m, n)``, ``triton.cdiv(n, b)``), as a bare
-    condition (``if rotate``), or with an int-only method (``chunk_size.bit_length()``)."""
+    condition (``if rotate``), or with an int-only method (``chunk_size.bit_length()``).
+    ``nodes``: the function's, in ``ast.walk`` order."""
     scalars = set()
-    for node in ast.walk(fn):
+    for node in nodes:
         if isinstance(node, ast.Assign) and _reads_metadata(node.value):
             for target in node.targets:
                 scalars.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
     found = set()
-    for node in ast.walk(fn):
+    for node in nodes:
         pairs = []
         if isinstance(node, ast.BinOp):
             pairs = [(node.left, node.right), (node.right, node.left)]

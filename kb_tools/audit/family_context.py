@@ -33,16 +33,20 @@ class FileContext:
     module: ModuleInfo
     spec: OpSpec | None = None
     aliases: dict[str, str] = field(default_factory=dict)
-    nodes: list[ast.AST] = field(default_factory=list)  # every node, walked once
+    nodes: list[ast.AST] = field(default_factory=list)  # every node, walked once (``module.index``)
 
     @classmethod
     def build(cls, path: str, tree: ast.Module, module: ModuleInfo, spec: OpSpec | None) -> "FileContext":
-        nodes = list(ast.walk(tree))
+        nodes = module.index.nodes
         aliases = dict(module.aliases)
         for node in nodes:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 bind_import(node, aliases)
         return cls(path, tree, module, spec, aliases, nodes)
+
+    def walk(self, node: ast.AST) -> list[ast.AST]:
+        """``list(ast.walk(node))``, a function's walked once for all the rules."""
+        return self.module.index.walk(node)
 
     @cached_property
     def functions(self) -> list[ast.FunctionDef]:

@@ -42,9 +42,9 @@ def _test_function(node: ast.AST, module: ModuleInfo) -> bool:
     return is_test_name(node.name) and not _golden_name(node.name) and not jit_flavour(node, module.aliases)
 
 
-def _defines_kernel(tree: ast.Module, module: ModuleInfo) -> bool:
+def _defines_kernel(module: ModuleInfo) -> bool:
     """A kernel anywhere in the file, nested ones included (a harness that builds kernels)."""
-    return any(isinstance(n, FUNCTION_DEFS) and jit_flavour(n, module.aliases) for n in ast.walk(tree))
+    return any(isinstance(n, FUNCTION_DEFS) and jit_flavour(n, module.aliases) for n in module.index.nodes)
 
 
 def imports_framework(aliases: dict[str, str]) -> bool:
@@ -67,7 +67,7 @@ def file_roles(path: str, tree: ast.Module, module: ModuleInfo) -> frozenset[str
             for n in tops):
         roles.add(TEST)
     if _golden_name(stem) or (not roles and any(not isinstance(n, ast.ClassDef) and _golden_name(n.name) for n in tops)
-                              and not _defines_kernel(tree, module) and not imports_framework(module.aliases)):
+                              and not _defines_kernel(module) and not imports_framework(module.aliases)):
         roles.add(GOLDEN)
     if _third_party_name(stem) or (not roles and any(not isinstance(n, ast.ClassDef) and _third_party_name(n.name) for n in tops)):
         roles.add(THIRD_PARTY)
