@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from kb_tools.audit.node_index import NodeIndex, walk_nodes
+from kb_tools.audit.node_index import NodeIndex, child_nodes, walk_nodes
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -37,3 +37,9 @@ def test_a_function_is_walked_once_however_many_rules_ask():
     assert index.walk(f) is first and index.walk(g) is index.walk(g)
     assert index.walk(f.body[0]) is not index.walk(f.body[0])  # a statement's walk is not kept
     assert walk_nodes(f) == first and index.nodes is index.nodes
+
+
+def test_child_nodes_are_iter_child_nodes():
+    tree = ast.parse((FIXTURES / "audit" / "WB101_bad.py").read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        assert child_nodes(node) == list(ast.iter_child_nodes(node))

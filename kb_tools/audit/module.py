@@ -13,15 +13,16 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
+from fnmatch import fnmatchcase, translate
 from itertools import accumulate
 
 from kb_tools.audit.names import bind_import, dotted, qualname, record_import
-from kb_tools.audit.node_index import NodeIndex
+from kb_tools.audit.node_index import NodeIndex, child_nodes
 from kb_tools.audit.tables import DRIVER_NAMES, JIT_DECORATORS
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 DEFAULT_WRAPPER_GLOB = "*_wrapper"
+is_wrapper_name = re.compile(translate(DEFAULT_WRAPPER_GLOB)).match  # fnmatchcase, compiled once
 
 
 def jit_flavour(fn, aliases: dict[str, str]) -> str | None:
@@ -85,7 +86,7 @@ def _host_calls(fn, launchers: set[str], aliases: dict[str, str]) -> tuple[bool,
             bound.append(node)
         elif own and isinstance(node, ast.Call):
             calls.append(node)
-        stack.extend((child, own) for child in ast.iter_child_nodes(node))
+        stack.extend([(child, own) for child in child_nodes(node)])
     known = launchers | local
     choices = {}
     for node in bound:
@@ -292,7 +293,7 @@ class ModuleInfo:
                     chosen.append(f.node)
             elif f.closure and not self.launchers:
                 continue  # a closure is a wrapper only where a kernel is defined or named: m[i](x) of a ModuleList is not
-            elif fnmatchcase(f.name, DEFAULT_WRAPPER_GLOB) or (
+            elif is_wrapper_name(f.name) or (
                     self.launches(f.node) and not any(fnmatchcase(f.name, d) for d in DRIVER_NAMES)):
                 chosen.append(f.node)
         return chosen

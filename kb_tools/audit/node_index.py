@@ -15,6 +15,18 @@ SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 _AST = ast.AST
 
 
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """``list(ast.iter_child_nodes(node))``, in the same order."""
+    out = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, _AST):
+            out.append(value)
+        elif value.__class__ is list:
+            out.extend([v for v in value if isinstance(v, _AST)])
+    return out
+
+
 def walk_nodes(root: ast.AST) -> list[ast.AST]:
     """``list(ast.walk(root))``, in the same order, without its three generators per node."""
     out = [root]
