@@ -183,7 +183,7 @@ def parse_source(text: str, path: str, *, wrapper_patterns=(), launchers=(), nam
 
 def parse_file(path: Path, name: str | None = None, **options) -> Parsed:
     """Read a file (one clear error if it cannot be used) and parse it."""
-    text = read_text(Path(path), code_prefix="AU", limit=MAX_AUDIT_BYTES)
+    text = read_text(path, code_prefix="AU", limit=MAX_AUDIT_BYTES)
     return parse_source(text, str(path), name=name, **options)
 
 

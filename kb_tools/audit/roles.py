@@ -55,9 +55,19 @@ def imports_framework(aliases: dict[str, str]) -> bool:
     return any(full.split(".")[0] in KERNEL_FRAMEWORKS for full in aliases.values())
 
 
+def _stem(path: str) -> str:
+    """``Path(path).stem``, without building a Path (every audited file asks) where ``path``
+    is written as ``str(Path)`` writes it: no ``.`` part, doubled or trailing slash."""
+    if path in ("", ".") or "//" in path or "/." in path or path.endswith("/"):
+        return Path(path).stem
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[:dot] if 0 < dot < len(name) - 1 else name
+
+
 def file_roles(path: str, tree: ast.Module, module: ModuleInfo) -> frozenset[str]:
     """The roles a file holds (empty when none can be told)."""
-    stem = Path(path).stem
+    stem = _stem(path)
     roles = set()
     if module.kernels or module.launching:
         roles.add(IMPL)
