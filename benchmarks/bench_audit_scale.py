@@ -11,8 +11,8 @@ slows all of them: the floor (read and ``ast.parse`` every file ``kbt audit`` wo
 process), ``kbt audit --jobs 1`` and ``kbt audit`` with its default jobs (both cores). Wall
 time and CPU time (this process and the job processes it waited for: on a machine shared
 with other work, CPU time moves less than wall time), median of each, and the median of the
-per-round ratios to the floor. The serial and
-the parallel JSON reports must be byte-identical; the script exits 1 if they are not.
+per-round ratios to the floor. The serial and the parallel JSON reports must be
+byte-identical; the script exits 1 if they are not.
 Run: .venv/bin/python benchmarks/bench_audit_scale.py [--tree DIR | --mirror /work/.mirror] [--rounds 3]
 """
 

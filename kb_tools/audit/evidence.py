@@ -13,6 +13,7 @@ import ast
 from kb_tools.audit import tables as tb
 from kb_tools.audit.module import launch_target
 from kb_tools.audit.names import qualname
+from kb_tools.audit.node_index import walk_nodes
 
 
 def tensor_evidence(fn, nodes: list, launchers: set[str], aliases: dict[str, str]) -> set[str]:
@@ -78,7 +79,7 @@ def _scalar_operand(node, scalars: set[str]) -> bool:
 def _reads_metadata(node) -> bool:
     return any(isinstance(n, ast.Attribute) and n.attr in tb.META_ATTRS
                or isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in tb.META_METHODS
-               or isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" for n in ast.walk(node))
+               or isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" for n in walk_nodes(node))
 
 
 # Integer idioms a wrapper applies to Python numbers, not to tensors.
@@ -115,7 +116,7 @@ def python_number_uses(nodes: list, aliases: dict[str, str]) -> set[str]:
     for node in nodes:
         if isinstance(node, ast.Assign) and _reads_metadata(node.value):
             for target in node.targets:
-                scalars.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                scalars.update(n.id for n in walk_nodes(target) if isinstance(n, ast.Name))
     found = set()
     for node in nodes:
         pairs = []

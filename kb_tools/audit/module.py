@@ -17,7 +17,7 @@ from fnmatch import fnmatchcase, translate
 from itertools import accumulate
 
 from kb_tools.audit.names import bind_import, dotted, qualname, record_import
-from kb_tools.audit.node_index import NodeIndex, child_nodes
+from kb_tools.audit.node_index import NodeIndex, child_nodes, walk_nodes
 from kb_tools.audit.tables import DRIVER_NAMES, JIT_DECORATORS
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -90,7 +90,7 @@ def _host_calls(fn, launchers: set[str], aliases: dict[str, str]) -> tuple[bool,
     known = launchers | local
     choices = {}
     for node in bound:
-        kernels = sorted({n.id for n in ast.walk(node.value) if isinstance(n, ast.Name) and n.id in known})
+        kernels = sorted({n.id for n in walk_nodes(node.value) if isinstance(n, ast.Name) and n.id in known})
         if kernels:
             targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
             local.update(targets)
