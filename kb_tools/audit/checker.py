@@ -72,7 +72,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         self.tree, self.parsed = tree, parsed  # the audited tree and the wrapper's module in it (None: one file)
         self.home = parsed.path if parsed is not None else None
         self.opaque: set[str] = set()  # modules outside the tree whose functions the wrapper calls
-        self.starred: set[tuple[str, int]] = set()  # (file, line) of a star import a called name may come from
+        self.starred: set[tuple[str | None, int]] = set()  # (file or None: this one, line) of a star import a call may bind from
         self.wrapper = wrapper.name
         self.aliases = dict(module.aliases)
         self.findings: list[RawFinding] = []
@@ -510,7 +510,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
     def imported(self, local: str, resolve):
         bound = self.module.imports.get(local)
         if bound is None and self.module.star_imports and not hasattr(builtins, local):  # defined nowhere in sight
-            self.starred.add((self.parsed.path if self.parsed is not None else self.home or "", self.module.star_imports[0]))
+            self.starred.add((self.parsed.path if self.parsed is not None else None, self.module.star_imports[0]))
         if bound is None or self.tree is None or self.parsed is None:
             return None
         entry = resolve()

@@ -222,7 +222,7 @@ def audit_parsed(parsed: Parsed, tree, *, select: set[str] | None = None, famili
     reached: Reached = {}
     elsewhere: dict[str, Reached] = {}
     opaque: set[str] = set()
-    starred: set[tuple[str, int]] = set()
+    starred: set[tuple[str | None, int]] = set()
     result = AuditResult(path, policy=chosen.name)
     for fn in module.wrappers:
         try:
@@ -252,7 +252,7 @@ def audit_parsed(parsed: Parsed, tree, *, select: set[str] | None = None, famili
         result.roles, beyond, result.note = family_findings(parsed.tree, module, path, families, select)
         for f in beyond:
             reached.setdefault((f.line, f.col, f.code), (f, []))
-    result.starred = tuple(f"{where}:{line}" for where, line in sorted(starred))
+    result.starred = tuple(sorted({f"{where or path}:{line}" for where, line in starred}))
     result.add_reached(place(path, parsed.text, reached, select, chosen))
     foreign = {}
     for other, found in elsewhere.items():
