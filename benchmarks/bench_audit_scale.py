@@ -9,8 +9,10 @@ files are read here, never kept in opkb.
 Three contenders run in turn, round after round, so that a machine busier in one round
 slows all of them: the floor (read and ``ast.parse`` every file ``kbt audit`` would read, one
 process), ``kbt audit --jobs 1`` and ``kbt audit`` with its default jobs (both cores). Wall
-time, median of each, and the median of the per-round ratios to the floor. The serial and
-the parallel JSON reports must be byte-identical; the script exits 1 if they are not.
+time and CPU time (this process and the job processes it waited for: on a machine shared
+with other work, CPU time moves less than wall time), median of each, and the median of the
+per-round ratios to the floor. The serial and the parallel JSON reports must be
+byte-identical; the script exits 1 if they are not.
 Run: .venv/bin/python benchmarks/bench_audit_scale.py [--tree DIR | --mirror /work/.mirror] [--rounds 3]
 """
 
@@ -20,6 +22,8 @@ import argparse
 import ast
 import contextlib
 import io
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -64,6 +68,13 @@ def audit(tree: Path, jobs: str | None) -> str:
     return out.getvalue()
 
 
+def cpu_seconds() -> float:
+    """User and system time of this process and of its children that have ended."""
+    own = time.process_time()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own + children.ru_utime + children.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tree", type=Path, help="a folder to audit (default: materialise the ModelZoo subtree)")
@@ -74,20 +85,26 @@ def main() -> None:
         tree = args.tree or materialise(args.mirror, Path(tmp))
         files = list(python_files([str(tree)], []))
         reports = {}
-        times: dict[str, list[float]] = {"ast.parse": [], "audit --jobs 1": [], "audit (default jobs)": []}
+        names = ("ast.parse", "audit --jobs 1", "audit (default jobs)")
+        times: dict[str, list[float]] = {name: [] for name in names}
+        cpu: dict[str, list[float]] = {name: [] for name in names}
         runs = {"ast.parse": lambda: floor(files),
                 "audit --jobs 1": lambda: reports.__setitem__("serial", audit(tree, "1")),
                 "audit (default jobs)": lambda: reports.__setitem__("parallel", audit(tree, None))}
         for _ in range(args.rounds):
             for name, run in runs.items():
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), cpu_seconds()
                 run()
                 times[name].append(time.perf_counter() - t0)
-        base = times["ast.parse"]
-        print(f"{len(files)} files under {tree}; {args.rounds} rounds, wall time, medians")
-        for name, series in times.items():
-            ratio = statistics.median(t / b for t, b in zip(series, base))
-            print(f"  {name:22s} {statistics.median(series):7.2f} s   {ratio:5.2f}x ast.parse")
+                cpu[name].append(cpu_seconds() - c0)
+        print(f"{len(files)} files under {tree}; {args.rounds} rounds, medians; load average {os.getloadavg()[0]:.1f} "
+              f"on {os.cpu_count()} cores at the end")
+        print(f"  {'':22s} {'wall':>9s} {'ratio':>6s}   {'cpu':>9s} {'ratio':>6s}")
+        for name in names:
+            wall = statistics.median(t / b for t, b in zip(times[name], times["ast.parse"]))
+            used = statistics.median(t / b for t, b in zip(cpu[name], cpu["ast.parse"]))
+            print(f"  {name:22s} {statistics.median(times[name]):7.2f} s {wall:5.2f}x   "
+                  f"{statistics.median(cpu[name]):7.2f} s {used:5.2f}x")
         same = reports["serial"] == reports["parallel"]
         print(f"  serial and parallel JSON reports byte-identical: {same} ({len(reports['serial'])} bytes)")
         if not same:

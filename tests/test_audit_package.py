@@ -212,3 +212,62 @@ def test_a_decorator_that_decorates_itself_is_walked_once(tmp_path):
             return x
         """))
     assert tree_findings(tmp_path) == [("d.py", 7, "WB102", ("w",))]
+
+
+def test_a_call_only_a_star_import_binds_is_one_line_and_the_rest_is_audited(tmp_path, capsys):
+    (tmp_path / "a.py").write_text("import triton\nfrom helpers import *\n\n\n@triton.jit\ndef k(x):\n    pass\n\n\n"
+                                   "def wrap(x):\n    y = prepare(x)\n    k[(1,)](y)\n    return len(y)\n")
+    (tmp_path / "helpers.py").write_text("def prepare(x):\n    return x.float()\n")
+    (tmp_path / "b.py").write_text("import triton\n\n\n@triton.jit\ndef k(x):\n    pass\n\n\n"
+                                   "def other(x):\n    k[(1,)](x.contiguous())\n    return x\n")
+    assert main(["audit", str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert [line for line in err.splitlines() if "star import" in line] == [
+        f"kbt audit: 1 star import(s) may bind names that wrappers call; those calls were not followed "
+        f"(e.g. {tmp_path / 'a.py'}:2); import the names explicitly"]
+    assert f"{tmp_path / 'b.py'}:10:" in out and "2 wrappers in 3 files" in out  # the rest is audited
+
+
+def test_a_decorator_that_recurses_is_walked_once(tmp_path):
+    (tmp_path / "guard.py").write_text(textwrap.dedent("""\
+        import functools
+
+
+        def guard(fn):
+            @functools.wraps(fn)
+            def inner(*args, **kwargs):
+                args = [a.contiguous() for a in args]
+                return guard(fn)(*args, **kwargs)
+            return inner
+
+
+        def selfish(fn):
+            @selfish
+            def inner(*args, **kwargs):
+                return inner(*args, **kwargs)
+            return inner
+        """))
+    (tmp_path / "ops.py").write_text(textwrap.dedent("""\
+        import triton
+        from guard import guard, selfish
+
+
+        @triton.jit
+        def k(x):
+            pass
+
+
+        @guard
+        def scale(x):
+            k[(1,)](x)
+            return x
+
+
+        @selfish
+        @guard
+        def shift(x):
+            y = x.float()
+            k[(1,)](y)
+            return y
+        """))
+    assert tree_findings(tmp_path) == [("guard.py", 7, "WB102", ("scale", "shift")), ("ops.py", 19, "WB101", ("shift",))]

@@ -174,3 +174,13 @@ def test_family_heldout_labels_are_well_formed_and_held_out():
     for label in data["labels"]:
         assert set(label) == {"repo", "path", "line", "code", "why"}, label
         assert label["code"] in scopes[label["repo"]] and label["line"] > 0 and label["why"].strip()
+
+
+def test_a_file_s_stem_is_read_as_pathlib_reads_it():
+    from pathlib import Path
+
+    from kb_tools.audit.roles import _stem
+
+    for path in ("a/test_b.py", "b_golden.py", "<source>", "x/.hidden.py", "a.", "..", "a/..", ".py", "a.tar.gz",
+                 "a//b_test.py", "a/./b.py", "a/b.py/", ".", "", "...", "x.py.", "dir/test_x"):
+        assert _stem(path) == Path(path).stem, path

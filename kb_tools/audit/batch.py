@@ -79,9 +79,13 @@ def audit_files(paths, *, roots=(), jobs: int | None = None, **options) -> tuple
     if jobs == 1:
         outcomes = _audit_share(files, roots, dict(options), shares[0])
     else:
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            parts = [pool.submit(_audit_share, files, roots, options, share) for share in shares]
-            outcomes = [o for part in parts for o in part.result()]
+        gc.freeze()  # what the jobs inherit is never collected there: no copy of every page it sits on
+        try:
+            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+                parts = [pool.submit(_audit_share, files, roots, options, share) for share in shares]
+                outcomes = [o for part in parts for o in part.result()]
+        finally:
+            gc.unfreeze()
     return merge(files, outcomes)
 
 

@@ -14,6 +14,7 @@ Findings in a helper sit at the helper's own lines.
 from __future__ import annotations
 
 import ast
+import builtins
 from dataclasses import dataclass, field
 
 from kb_tools.audit import tables as tb
@@ -71,6 +72,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         self.tree, self.parsed = tree, parsed  # the audited tree and the wrapper's module in it (None: one file)
         self.home = parsed.path if parsed is not None else None
         self.opaque: set[str] = set()  # modules outside the tree whose functions the wrapper calls
+        self.starred: set[tuple[str | None, int]] = set()  # (file or None: this one, line) of a star import a call may bind from
         self.wrapper = wrapper.name
         self.aliases = dict(module.aliases)
         self.findings: list[RawFinding] = []
@@ -110,7 +112,8 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         kernels = self.module.local_kernels(fn)
         evidence = self.module.evidence.get(id(fn))
         if evidence is None:
-            evidence = self.module.evidence[id(fn)] = tensor_evidence(fn, launchers | kernels, self.aliases)
+            evidence = self.module.evidence[id(fn)] = tensor_evidence(fn, self.module.index.walk(fn), launchers | kernels,
+                                                                       self.aliases)
         frame = Frame(fn, fn.name, self.module.launches(fn), evidence, kernels, called_at)
         self.frames.append(frame)
         return self.param_kinds(fn, given or {}, frame.evidence)
@@ -506,6 +509,8 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
 
     def imported(self, local: str, resolve):
         bound = self.module.imports.get(local)
+        if bound is None and self.module.star_imports and not hasattr(builtins, local):  # defined nowhere in sight
+            self.starred.add((self.parsed.path if self.parsed is not None else None, self.module.star_imports[0]))
         if bound is None or self.tree is None or self.parsed is None:
             return None
         entry = resolve()

@@ -43,7 +43,7 @@ def python_files(paths, exclude: list[str] | None = None) -> list[Path]:
             for name in files:
                 if name.endswith(".py") and not name.startswith("."):
                     path = here / name
-                    if not excluded(PurePosixPath(path.relative_to(given).as_posix()), exclude):
+                    if not exclude or not excluded(PurePosixPath(path.relative_to(given).as_posix()), exclude):
                         found.append(path)
         out.extend(sorted(found))
     return out

@@ -96,6 +96,7 @@ class AuditResult:
     source_lines: dict[int, str] = field(default_factory=dict)  # the text of each reported line
     roles: frozenset[str] | None = None  # impl/golden/test when the families ran (kb_tools/audit/roles.py)
     note: str | None = None  # one line when the file's role cannot be told
+    starred: tuple[str, ...] = ()  # "file:line" of each star import a wrapper's call may come from (not followed)
     policy: str = DEFAULT_POLICY  # the reading the findings were made under (kb_tools/audit/policies.py)
 
     @property
@@ -183,7 +184,7 @@ def parse_source(text: str, path: str, *, wrapper_patterns=(), launchers=(), nam
 
 def parse_file(path: Path, name: str | None = None, **options) -> Parsed:
     """Read a file (one clear error if it cannot be used) and parse it."""
-    text = read_text(Path(path), code_prefix="AU", limit=MAX_AUDIT_BYTES)
+    text = read_text(path, code_prefix="AU", limit=MAX_AUDIT_BYTES)
     return parse_source(text, str(path), name=name, **options)
 
 
@@ -221,6 +222,7 @@ def audit_parsed(parsed: Parsed, tree, *, select: set[str] | None = None, famili
     reached: Reached = {}
     elsewhere: dict[str, Reached] = {}
     opaque: set[str] = set()
+    starred: set[tuple[str | None, int]] = set()
     result = AuditResult(path, policy=chosen.name)
     for fn in module.wrappers:
         try:
@@ -231,6 +233,7 @@ def audit_parsed(parsed: Parsed, tree, *, select: set[str] | None = None, famili
             continue
         result.wrapper_info.append(Wrapper(path, fn.name, fn.lineno, audit.most_launches))
         opaque |= audit.opaque
+        starred |= audit.starred
         raw = list(audit.findings)
         if not module.launches(fn) and not audit.launch_sites:
             hint = "" if module.launchers else " (no kernel is defined in this file; name an imported one with --launcher)"
@@ -249,6 +252,7 @@ def audit_parsed(parsed: Parsed, tree, *, select: set[str] | None = None, famili
         result.roles, beyond, result.note = family_findings(parsed.tree, module, path, families, select)
         for f in beyond:
             reached.setdefault((f.line, f.col, f.code), (f, []))
+    result.starred = tuple(sorted({f"{where or path}:{line}" for where, line in starred}))
     result.add_reached(place(path, parsed.text, reached, select, chosen))
     foreign = {}
     for other, found in elsewhere.items():

@@ -13,18 +13,20 @@ import ast
 from kb_tools.audit import tables as tb
 from kb_tools.audit.module import launch_target
 from kb_tools.audit.names import qualname
+from kb_tools.audit.node_index import walk_nodes
 
 
-def tensor_evidence(fn, launchers: set[str], aliases: dict[str, str]) -> set[str]:
+def tensor_evidence(fn, nodes: list, launchers: set[str], aliases: dict[str, str]) -> set[str]:
     """Names the function itself uses as tensors: metadata or a tensor-only method read
     from them, a torch function called on them, or (parameters without a default that are
     never used as Python numbers) passed to a kernel launch, directly or in a list that the
-    launch unpacks (``inputs = [x, w, out]; kernel(*inputs)``)."""
+    launch unpacks (``inputs = [x, w, out]; kernel(*inputs)``). ``nodes`` are ``fn``'s, in
+    ``ast.walk`` order (``NodeIndex.walk``)."""
     names, launched = set(), set()
     no_default = _params_without_default(fn)
     packed: dict[str, list] = {}  # list and tuple literals bound to a name
     derived: dict[str, str] = {}  # ``t = src.view(...)``: t is a tensor only if src is one
-    for node in ast.walk(fn):
+    for node in nodes:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             target, value = node.targets[0].id, node.value
             if isinstance(value, (ast.List, ast.Tuple)):
@@ -32,7 +34,7 @@ def tensor_evidence(fn, launchers: set[str], aliases: dict[str, str]) -> set[str
             elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
                     and isinstance(value.func.value, ast.Name) and value.func.attr in tb.TENSOR_TO_TENSOR:
                 derived[target] = value.func.value.id
-    for node in ast.walk(fn):
+    for node in nodes:
         if isinstance(node, ast.Attribute) and node.attr in tb.META_ATTRS and isinstance(node.value, ast.Name) \
                 and isinstance(node.ctx, ast.Load):  # ctx.shape = shape stores on ctx: no tensor read
             names.add(node.value.id)
@@ -57,7 +59,7 @@ def tensor_evidence(fn, launchers: set[str], aliases: dict[str, str]) -> set[str
             name = derived[name]
             seen.add(name)
             launched.add(name)
-    return names | (launched & no_default) - python_number_uses(fn, aliases)
+    return names | (launched & no_default) - python_number_uses(nodes, aliases)
 
 
 def torch_name(q: str | None) -> str | None:
@@ -77,7 +79,7 @@ def _scalar_operand(node, scalars: set[str]) -> bool:
 def _reads_metadata(node) -> bool:
     return any(isinstance(n, ast.Attribute) and n.attr in tb.META_ATTRS
                or isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in tb.META_METHODS
-               or isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" for n in ast.walk(node))
+               or isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" for n in walk_nodes(node))
 
 
 # Integer idioms a wrapper applies to Python numbers, not to tensors.
@@ -104,18 +106,19 @@ def _arithmetic_names(node) -> set[str]:
     return set()
 
 
-def python_number_uses(fn, aliases: dict[str, str]) -> set[str]:
+def python_number_uses(nodes: list, aliases: dict[str, str]) -> set[str]:
     """Names used the way only Python numbers and flags are: in arithmetic or comparisons
     with constants or metadata (``n * 2``, ``ratio == 4``), in integer idioms (``a // b``,
     ``(end - start) // step``), as shapes or counts (``torch.empty(m, n)``, ``triton.cdiv(n, b)``), as a bare
-    condition (``if rotate``), or with an int-only method (``chunk_size.bit_length()``)."""
+    condition (``if rotate``), or with an int-only method (``chunk_size.bit_length()``).
+    ``nodes``: the function's, in ``ast.walk`` order."""
     scalars = set()
-    for node in ast.walk(fn):
+    for node in nodes:
         if isinstance(node, ast.Assign) and _reads_metadata(node.value):
             for target in node.targets:
-                scalars.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                scalars.update(n.id for n in walk_nodes(target) if isinstance(n, ast.Name))
     found = set()
-    for node in ast.walk(fn):
+    for node in nodes:
         pairs = []
         if isinstance(node, ast.BinOp):
             pairs = [(node.left, node.right), (node.right, node.left)]

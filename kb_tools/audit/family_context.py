@@ -19,7 +19,7 @@ from kb_tools.audit.module import FUNCTION_DEFS, ModuleInfo
 from kb_tools.audit.names import bind_import
 from kb_tools.contract.specs import OpSpec, load_spec
 from kb_tools.diagnostics import KbError, KbErrors
-from kb_tools.files.text import is_file
+from kb_tools.files.text import is_dir, is_file
 
 _AFFIXES = (("test_", ""), ("", "_test"), ("", "_golden"), ("golden_", ""), ("", "_wrapper"), ("", "_impl"),
             ("", "_kernel"), ("", "_third_party"))
@@ -33,16 +33,20 @@ class FileContext:
     module: ModuleInfo
     spec: OpSpec | None = None
     aliases: dict[str, str] = field(default_factory=dict)
-    nodes: list[ast.AST] = field(default_factory=list)  # every node, walked once
+    nodes: list[ast.AST] = field(default_factory=list)  # every node, walked once (``module.index``)
 
     @classmethod
     def build(cls, path: str, tree: ast.Module, module: ModuleInfo, spec: OpSpec | None) -> "FileContext":
-        nodes = list(ast.walk(tree))
+        nodes = module.index.nodes
         aliases = dict(module.aliases)
         for node in nodes:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 bind_import(node, aliases)
         return cls(path, tree, module, spec, aliases, nodes)
+
+    def walk(self, node: ast.AST) -> list[ast.AST]:
+        """``list(ast.walk(node))``, a function's walked once for all the rules."""
+        return self.module.index.walk(node)
 
     @cached_property
     def functions(self) -> list[ast.FunctionDef]:
@@ -80,8 +84,9 @@ def find_spec(path: str) -> OpSpec | None:
     names = op_candidates(here)
     folder = here.parent
     for _ in range(MAX_SPEC_LEVELS):
-        for name in names:
-            candidate = folder / "ops" / f"{name}.yaml"
+        ops = folder / "ops"
+        for name in names if is_dir(ops) else ():  # one look for a folder without ops/, not one per name
+            candidate = ops / f"{name}.yaml"
             if is_file(candidate):  # a stem too long for a file name has no spec
                 return _load(candidate)
         if folder.parent == folder:

@@ -86,8 +86,8 @@ def _join(widths: list[str | None]) -> str | None:
     return NARROW if NARROW in widths else None
 
 
-def _statements_in_order(fn: ast.AST) -> list[ast.AST]:
-    return sorted((n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Call))),
+def _statements_in_order(nodes: list[ast.AST]) -> list[ast.AST]:
+    return sorted((n for n in nodes if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Call))),
                   key=lambda n: (n.lineno, n.col_offset, not isinstance(n, ast.Call)))
 
 
@@ -111,12 +111,12 @@ def _bound_widths(call: ast.Call, helper: ast.AST, widths) -> dict[str, str]:
     return {name: w for name, w in bound.items() if w is not None}
 
 
-def _scan(fn: ast.AST, env: dict[str, str], halves: bool, aliases: dict[str, str], helpers: dict[str, ast.AST],
-          via: str) -> tuple[list[RawFinding], list[tuple[ast.AST, dict[str, str], str]]]:
-    """KN101 findings in one function body read with ``env``, and the same-file helpers it
-    calls with a narrow argument (to be read in turn with those widths)."""
+def _scan(fn: ast.AST, nodes: list[ast.AST], env: dict[str, str], halves: bool, aliases: dict[str, str],
+          helpers: dict[str, ast.AST], via: str) -> tuple[list[RawFinding], list[tuple[ast.AST, dict[str, str], str]]]:
+    """KN101 findings in one function body (``nodes``, its walk) read with ``env``, and the
+    same-file helpers it calls with a narrow argument (to be read in turn with those widths)."""
     found, calls = [], []
-    for node in _statements_in_order(fn):
+    for node in _statements_in_order(nodes):
         if isinstance(node, ast.Call):
             parts = dotted(node.func) or []
             if parts and parts[-1] in EXP_NAMES and len(parts) >= 2 and _framework_call(node, aliases):
@@ -160,22 +160,23 @@ def narrow_exponentials(ctx: FileContext) -> list[RawFinding]:
         if key in seen:
             continue
         seen.add(key)
-        found, calls = _scan(fn, {**_annotated_env(fn), **env}, halves, ctx.aliases, helpers, via)
+        found, calls = _scan(fn, ctx.walk(fn), {**_annotated_env(fn), **env}, halves, ctx.aliases, helpers, via)
         for f in found:
             out.setdefault((f.line, f.col), f)
         work.extend(calls)
     return [out[k] for k in sorted(out)]
 
 
-def _parents(fn: ast.AST) -> dict[int, ast.AST]:
-    return {id(child): node for node in ast.walk(fn) for child in ast.iter_child_nodes(node)}
+def _parents(nodes: list[ast.AST]) -> dict[int, ast.AST]:
+    return {id(child): node for node in nodes for child in ast.iter_child_nodes(node)}
 
 
-def _derived(fn: ast.AST, param: str) -> set[str]:
-    """The parameter and every name assigned from an expression that mentions it, except a
-    load (a loaded value is data, not the output) or a metadata read."""
+def _derived(nodes: list[ast.AST], param: str) -> set[str]:
+    """The parameter and every name assigned from an expression that mentions it (in the
+    function whose walk is ``nodes``), except a load (a loaded value is data, not the
+    output) or a metadata read."""
     names = {param}
-    assigns = [n for n in ast.walk(fn) if isinstance(n, ast.Assign)]
+    assigns = [n for n in nodes if isinstance(n, ast.Assign)]
     changed = True
     while changed:
         changed = False
@@ -218,16 +219,17 @@ def _use_is_store(name: ast.Name, parents: dict[int, ast.AST]) -> bool:
         node = parent
 
 
-def _stored(kernel: ast.AST, param: str) -> bool:
-    names = _derived(kernel, param)
-    parents = _parents(kernel)
+def _stored(nodes: list[ast.AST], param: str) -> bool:
+    """Whether the kernel whose walk is ``nodes`` may write ``param`` or a name made from it."""
+    names = _derived(nodes, param)
+    parents = _parents(nodes)
     return any(isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) and _use_is_store(n, parents)
-               for n in ast.walk(kernel))
+               for n in nodes)
 
 
-def _allocations(fn: ast.AST, aliases: dict[str, str]) -> dict[str, int]:
+def _allocations(nodes: list[ast.AST], aliases: dict[str, str]) -> dict[str, int]:
     found = {}
-    for node in ast.walk(fn):
+    for node in nodes:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             parts = dotted(node.value.func) or []
             q = qualname(node.value.func, aliases) or ""
@@ -241,8 +243,8 @@ def _stub(fn: ast.AST) -> bool:
     return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)) for s in fn.body)
 
 
-def _uses(fn: ast.AST, name: str) -> list[int]:
-    return [n.lineno for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+def _uses(nodes: list[ast.AST], name: str) -> list[int]:
+    return [n.lineno for n in nodes if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
 
 
 def unstored_outputs(ctx: FileContext) -> list[RawFinding]:
@@ -253,11 +255,12 @@ def unstored_outputs(ctx: FileContext) -> list[RawFinding]:
         return []
     out = []
     for info in ctx.module.functions:
-        allocated = _allocations(info.node, ctx.aliases)
+        nodes = ctx.walk(info.node)
+        allocated = _allocations(nodes, ctx.aliases)
         if not allocated:
             continue
         passed: dict[str, list[tuple[ast.FunctionDef, ast.arg, int]]] = {}
-        for call in (n for n in ast.walk(info.node) if isinstance(n, ast.Call)):
+        for call in (n for n in nodes if isinstance(n, ast.Call)):
             target = launch_target(call, set(kernels))
             kernel = kernels.get((target or "").split(".")[-1])
             if kernel is None:
@@ -267,10 +270,10 @@ def unstored_outputs(ctx: FileContext) -> list[RawFinding]:
                     passed.setdefault(arg.id, []).append((kernel, param, call.lineno, call.end_lineno or call.lineno))
         for name, launches in passed.items():
             first, last = min(l for *_, l, _e in launches), max(e for *_, e in launches)  # the launch's own arguments are not after it
-            uses = _uses(info.node, name)
+            uses = _uses(nodes, name)
             if any(allocated[name] < u < first for u in uses) or not any(u > last for u in uses):
                 continue  # filled or read before the launch, or never consumed after it
-            if any(_stored(kernel, param.arg) for kernel, param, *_ in launches):
+            if any(_stored(ctx.walk(kernel), param.arg) for kernel, param, *_ in launches):
                 continue
             kernel, param, *_ = launches[0]
             out.append(RawFinding(param.lineno, param.col_offset, "KN102",

@@ -9,6 +9,7 @@ unpacking it gives each name its own kind. A tensor on any path is a tensor.
 from __future__ import annotations
 
 T, P, S, U, K = "T", "P", "S", "U", "K"
+_PLAIN = frozenset((T, P, S, U, K))  # kinds that join with themselves to themselves
 
 # Names that hold a dtype, a device or a shape, never a tensor.
 METADATA_SUFFIXES = ("dtype", "device", "shape")
@@ -44,11 +45,18 @@ def is_python(kind) -> bool:
 
 
 def merge_envs(envs: list[dict]) -> dict:
-    """Join the name kinds of the branches that reach the join point."""
+    """Join the name kinds of the branches that reach the join point. Most names hold the
+    same plain kind on every branch, and keep it without a join (branches copy the state
+    they start from, so a function's every name is merged at each join)."""
     if len(envs) == 1:
         return envs[0]
     names = set().union(*envs)
-    return {n: join(*[e[n] for e in envs if n in e]) for n in names}
+    out = {}
+    for n in names:
+        kinds = [e[n] for e in envs if n in e]
+        first = kinds[0]
+        out[n] = first if first.__class__ is str and first in _PLAIN and kinds.count(first) == len(kinds) else join(*kinds)
+    return out
 
 
 def metadata_name(name: str) -> bool:

@@ -13,14 +13,16 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
+from fnmatch import fnmatchcase, translate
 from itertools import accumulate
 
 from kb_tools.audit.names import bind_import, dotted, qualname, record_import
+from kb_tools.audit.node_index import NodeIndex, child_nodes, walk_nodes
 from kb_tools.audit.tables import DRIVER_NAMES, JIT_DECORATORS
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 DEFAULT_WRAPPER_GLOB = "*_wrapper"
+is_wrapper_name = re.compile(translate(DEFAULT_WRAPPER_GLOB)).match  # fnmatchcase, compiled once
 
 
 def jit_flavour(fn, aliases: dict[str, str]) -> str | None:
@@ -84,11 +86,11 @@ def _host_calls(fn, launchers: set[str], aliases: dict[str, str]) -> tuple[bool,
             bound.append(node)
         elif own and isinstance(node, ast.Call):
             calls.append(node)
-        stack.extend((child, own) for child in ast.iter_child_nodes(node))
+        stack.extend([(child, own) for child in child_nodes(node)])
     known = launchers | local
     choices = {}
     for node in bound:
-        kernels = sorted({n.id for n in ast.walk(node.value) if isinstance(n, ast.Name) and n.id in known})
+        kernels = sorted({n.id for n in walk_nodes(node.value) if isinstance(n, ast.Name) and n.id in known})
         if kernels:
             targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
             local.update(targets)
@@ -111,10 +113,11 @@ def _torch_module(value, aliases: dict[str, str]) -> str | None:
     return None
 
 
-def _returns_kernel(fn, launchers: set[str], aliases: dict[str, str]) -> bool:
-    """Does ``fn`` return a kernel: a known one, a ``@jit`` function it defines, or ``jit(...)``?"""
+def _returns_kernel(fn, nodes: list, launchers: set[str], aliases: dict[str, str]) -> bool:
+    """Does ``fn`` (whose ``nodes`` are given) return a kernel: a known one, a ``@jit``
+    function it defines, or ``jit(...)``?"""
     local, returned = set(), []
-    for node in ast.walk(fn):
+    for node in nodes:
         if isinstance(node, FUNCTION_DEFS) and node is not fn and jit_flavour(node, aliases):
             local.add(node.name)
         elif isinstance(node, ast.Return) and node.value is not None:
@@ -146,24 +149,32 @@ class ModuleInfo:
         self.star_imports: list[int] = []  # lines of ``from m import *``: names that cannot be followed
         self.kernels: dict[str, tuple[ast.FunctionDef, str]] = {}
         self.functions: list[FunctionInfo] = []
+        self.index = NodeIndex(tree)  # the module's and its functions' nodes, walked once, when first asked
         self._scan(tree.body, top=True)
         self.launchers = set(self.kernels) | set(launchers)
         # ``factory(n)(...)``: a function that returns a kernel; calling it is where the launch is read.
         # Only a file that defines or names a kernel can hold one (a cheap test on its text first).
         if self.launchers or text is None or "jit" in text:
             self.launchers |= {f.name for f in self.functions
-                               if f.top and _returns_kernel(f.node, self.launchers, self.aliases)}
+                               if f.top and _returns_kernel(f.node, self.index.walk(f.node), self.launchers, self.aliases)}
         self.helpers = {f.name: f.node for f in self.functions if f.top}
         self.info = {id(f.node): f for f in self.functions}
         self.evidence: dict[int, set[str]] = {}  # per function: names it uses as tensors (a cache)
-        self._walk_launchers(Segments(text) if text is not None else None)
+        self._walk_launchers(text)
         self.wrappers = self._wrappers(list(wrapper_patterns))
 
-    def _walk_launchers(self, segments: Segments | None) -> None:
+    def _walk_launchers(self, text: str | None) -> None:
         """Walk the functions that may launch, then those that may call one that does. Each
         round looks only for the names found launching in the round before (a function that
         mentioned an older one was walked then), and what launches grows from what the round
-        walked: a chain of n helpers costs work in proportion to n, not n squared or cubed."""
+        walked: a chain of n helpers costs work in proportion to n, not n squared or cubed.
+        A text that holds none of the first round's cues launches nothing: no function of it
+        is sliced or walked."""
+        self.launching: set[int] = set()  # nothing walked yet: nothing launches
+        cues = ("](", "jit", *self.launchers)
+        if text is not None and not any(w in text for w in cues):
+            return
+        segments = Segments(text) if text is not None else None
         texts: dict[int, str] = {}
 
         def text_of(f) -> str:
@@ -172,8 +183,6 @@ class ModuleInfo:
             return texts[id(f)]
 
         pending = list(self.functions)
-        cues = ("](", "jit", *self.launchers)
-        self.launching: set[int] = set()  # nothing walked yet: nothing launches
         by_name = {f.name: f for f in self.functions if f.top}
         callers: dict[str, list] = {}
         by_word: dict[str, list] | None = None  # after the first round: the words of each unwalked function
@@ -193,14 +202,16 @@ class ModuleInfo:
                     callers.setdefault(called, []).append(f)
             walked = {id(f) for f in walk}
             pending = [f for f in pending if id(f) not in walked]
+            new = self._spread([f for f in walk if f.direct_launch or any(
+                c in by_name and id(by_name[c].node) in self.launching for c in f.calls)], by_name, callers)
+            cues = tuple(f.name for f in new if by_name.get(f.name) is f)
+            if not cues:  # nothing new to look for: no further function can launch
+                break
             if by_word is None and segments is not None:
                 by_word = {}
                 for f in pending:
                     for word in set(re.findall(r"\w+", text_of(f))):
                         by_word.setdefault(word, []).append(f)
-            new = self._spread([f for f in walk if f.direct_launch or any(
-                c in by_name and id(by_name[c].node) in self.launching for c in f.calls)], by_name, callers)
-            cues = tuple(f.name for f in new if by_name.get(f.name) is f)
 
     def _spread(self, seeds: list, by_name: dict, callers: dict) -> list:
         """Mark ``seeds`` launching, then every function that calls a launching top-level
@@ -282,7 +293,7 @@ class ModuleInfo:
                     chosen.append(f.node)
             elif f.closure and not self.launchers:
                 continue  # a closure is a wrapper only where a kernel is defined or named: m[i](x) of a ModuleList is not
-            elif fnmatchcase(f.name, DEFAULT_WRAPPER_GLOB) or (
+            elif is_wrapper_name(f.name) or (
                     self.launches(f.node) and not any(fnmatchcase(f.name, d) for d in DRIVER_NAMES)):
                 chosen.append(f.node)
         return chosen

@@ -73,7 +73,7 @@ class Tree:
         its one-line KbError. Otherwise (an import target) kept in the bounded cache, and an
         unusable file resolves nothing. Few trees stay alive: Python's collector walks every
         live object, so holding thousands of syntax trees would slow the whole run."""
-        path = Path(path)
+        path = path if isinstance(path, Path) else Path(path)
         if path in self._cache:
             self._cache.move_to_end(path)
             return self._cache[path] if self._cache[path] is not None or not strict else self._load(path, self._name(path))

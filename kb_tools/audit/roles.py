@@ -42,9 +42,9 @@ def _test_function(node: ast.AST, module: ModuleInfo) -> bool:
     return is_test_name(node.name) and not _golden_name(node.name) and not jit_flavour(node, module.aliases)
 
 
-def _defines_kernel(tree: ast.Module, module: ModuleInfo) -> bool:
+def _defines_kernel(module: ModuleInfo) -> bool:
     """A kernel anywhere in the file, nested ones included (a harness that builds kernels)."""
-    return any(isinstance(n, FUNCTION_DEFS) and jit_flavour(n, module.aliases) for n in ast.walk(tree))
+    return any(isinstance(n, FUNCTION_DEFS) and jit_flavour(n, module.aliases) for n in module.index.nodes)
 
 
 def imports_framework(aliases: dict[str, str]) -> bool:
@@ -55,9 +55,19 @@ def imports_framework(aliases: dict[str, str]) -> bool:
     return any(full.split(".")[0] in KERNEL_FRAMEWORKS for full in aliases.values())
 
 
+def _stem(path: str) -> str:
+    """``Path(path).stem``, without building a Path (every audited file asks) where ``path``
+    is written as ``str(Path)`` writes it: no ``.`` part, doubled or trailing slash."""
+    if path in ("", ".") or "//" in path or "/." in path or path.endswith("/"):
+        return Path(path).stem
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[:dot] if 0 < dot < len(name) - 1 else name
+
+
 def file_roles(path: str, tree: ast.Module, module: ModuleInfo) -> frozenset[str]:
     """The roles a file holds (empty when none can be told)."""
-    stem = Path(path).stem
+    stem = _stem(path)
     roles = set()
     if module.kernels or module.launching:
         roles.add(IMPL)
@@ -67,7 +77,7 @@ def file_roles(path: str, tree: ast.Module, module: ModuleInfo) -> frozenset[str
             for n in tops):
         roles.add(TEST)
     if _golden_name(stem) or (not roles and any(not isinstance(n, ast.ClassDef) and _golden_name(n.name) for n in tops)
-                              and not _defines_kernel(tree, module) and not imports_framework(module.aliases)):
+                              and not _defines_kernel(module) and not imports_framework(module.aliases)):
         roles.add(GOLDEN)
     if _third_party_name(stem) or (not roles and any(not isinstance(n, ast.ClassDef) and _third_party_name(n.name) for n in tops)):
         roles.add(THIRD_PARTY)

@@ -83,6 +83,10 @@ def run(args):
     if not wrappers and any(not r.roles or "impl" in r.roles for r in results):  # a golden or test holds none
         print("kbt audit: AU012 no wrapper found (no function launches a kernel and none is named *_wrapper); "
               "name imported kernels with --launcher or choose wrappers with --wrapper-pattern", file=summary)
+    starred = sorted({site for r in results for site in r.starred})
+    if starred:
+        print(f"kbt audit: {len(starred)} star import(s) may bind names that wrappers call; those calls were not "
+              f"followed (e.g. {', '.join(starred[:3])}); import the names explicitly", file=sys.stderr)
     if opaque and roots:
         shown = sorted(opaque)
         print(f"kbt audit: calls into {len(shown)} module(s) outside the audited files were not followed "

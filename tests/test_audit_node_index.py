@@ -1,0 +1,45 @@
+"""Issue 24: each module is walked once for all the rules (``kb_tools.audit.node_index``),
+and what the index hands back is exactly what ``ast.walk`` gives, in the same order, so
+the findings cannot change."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from kb_tools.audit.node_index import NodeIndex, child_nodes, walk_nodes
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _sources() -> list[Path]:
+    found = sorted(FIXTURES.glob("audit*/**/*.py"))
+    assert len(found) > 30
+    return found
+
+
+def test_the_index_walks_in_ast_walk_order():
+    for path in _sources():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        index = NodeIndex(tree)
+        assert [id(n) for n in index.nodes] == [id(n) for n in ast.walk(tree)], path
+        for node in index.nodes:
+            if isinstance(node, (*FUNCTIONS, ast.Lambda, ast.Call)):
+                assert [id(n) for n in index.walk(node)] == [id(n) for n in ast.walk(node)], (path, node.lineno)
+
+
+def test_a_function_is_walked_once_however_many_rules_ask():
+    tree = ast.parse("def f(x):\n    return [y for y in x if y]\n\ndef g():\n    return f(1)\n")
+    index = NodeIndex(tree)
+    f, g = tree.body
+    first = index.walk(f)
+    assert index.walk(f) is first and index.walk(g) is index.walk(g)
+    assert index.walk(f.body[0]) is not index.walk(f.body[0])  # a statement's walk is not kept
+    assert walk_nodes(f) == first and index.nodes is index.nodes
+
+
+def test_child_nodes_are_iter_child_nodes():
+    tree = ast.parse((FIXTURES / "audit" / "WB101_bad.py").read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        assert child_nodes(node) == list(ast.iter_child_nodes(node))
