@@ -250,16 +250,23 @@ def _names_dtype(test: ast.AST) -> bool:
 def exact_comparisons(ctx: FileContext, tests, reach) -> tuple[list[RawFinding], int | None]:
     """(TS106 findings, the line of the first exact comparison whose dtype could not be told).
     ``reach(test)`` lists the same-file functions a test runs, itself first."""
+    if not any(isinstance(n, ast.Compare) and any(isinstance(op, ast.Eq) for op in n.ops)
+               or isinstance(n, ast.Attribute) and n.attr in ("equal", "eq") for n in ctx.nodes):
+        return [], None
     values = module_values(ctx.tree)
-    found, unsure, done = {}, None, set()
+    found, unsure, done, facts = {}, None, set(), {}
     for test in tests:
         params = parametrised(test, values)
         fns = reach(test)
-        declared = _declared_in((n for fn in fns for n in ast.walk(fn)), params, ctx.aliases)
+        declared = None
         for fn in fns:
-            env, made_by = _environment(fn, values, ctx.aliases)
-            assigned = {t.id: n.value for n in ast.walk(fn) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
-            for node, pair, form, bare in _exact_sites(fn, ctx.aliases):
+            if id(fn) not in facts:  # each function read once, whichever tests reach it
+                sites = list(_exact_sites(fn, ctx.aliases))
+                facts[id(fn)] = (sites, *(_environment(fn, values, ctx.aliases) if sites else ({}, {})),
+                                 {t.id: n.value for n in ast.walk(fn) if isinstance(n, ast.Assign) for t in n.targets
+                                  if isinstance(t, ast.Name)} if sites else {})
+            sites, env, made_by, assigned = facts[id(fn)]
+            for node, pair, form, bare in sites:
                 key = (node.lineno, node.col_offset)
                 if key in done:
                     continue
@@ -273,6 +280,8 @@ def exact_comparisons(ctx: FileContext, tests, reach) -> tuple[list[RawFinding],
                 if known is not None and any(not is_float(d) for s in sides if isinstance(s, frozenset) for d in s):
                     done.add(key)
                     continue  # an integer or bool side: exact is the criterion
+                if known is None and not bare and ctx.spec is None and declared is None:
+                    declared = _declared_in((n for f in fns for n in ast.walk(f)), params, ctx.aliases)
                 dtypes = known if known is not None else None if bare or ctx.spec else declared
                 if not dtypes or (known is None and not all(is_float(d) for d in dtypes) and not params):
                     if not bare and ctx.spec is None:  # a bare == of unknown operands is most often of Python values

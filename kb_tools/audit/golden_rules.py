@@ -238,10 +238,15 @@ def _exit_names(fn: ast.AST) -> set[str]:
             for n in ast.walk(r.value) if isinstance(n, ast.Name)}
 
 
+def _outermost(value: ast.AST) -> list[ast.AST]:
+    """What a returned value is made of last: itself, or the items of a tuple or list it is
+    (``return y.half()``, ``return [out.astype(np.float16)]``); not the casts of its inputs."""
+    return [e for item in value.elts for e in _outermost(item)] if isinstance(value, (ast.Tuple, ast.List)) else [value]
+
+
 def _cast_back(call: ast.Call, inputs: set[str]) -> str | None:
-    """What a cast narrows to when it casts back: a half dtype, or an input's dtype (only
-    when the function also widens to fp32/fp64: a floating result raised, then narrowed;
-    ``y.to(x.dtype)``, ``y.to(dtype)`` with ``dtype = x.dtype`` or a ``dtype`` parameter,
+    """What a cast narrows to when it casts back: a half dtype, or an input's dtype
+    (``y.to(x.dtype)``, ``y.to(dtype)`` with ``dtype = x.dtype`` or a ``dtype`` parameter,
     ``y.type_as(x)``)."""
     if not isinstance(call.func, ast.Attribute):
         return None
@@ -268,11 +273,11 @@ def unjudged_cast_back(ctx: FileContext) -> list[RawFinding]:
         widens = any(isinstance(n, ast.Call) and (cast_target(n) or (None,))[0] in ("float32", "float64") for n in ast.walk(fn))
         inputs = _declared_names(fn) | {a.arg for a in fn.args.args + fn.args.kwonlyargs if "dtype" in a.arg.lower()}
         exits = _exit_names(fn)
-        returned = {id(n) for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None for n in ast.walk(r.value)}
-        assigned = {id(n) for a in ast.walk(fn) if isinstance(a, ast.Assign)
-                    and any(isinstance(t, ast.Name) and t.id in exits for t in a.targets) for n in ast.walk(a.value)}
-        for call in ast.walk(fn):
-            if isinstance(call, ast.Call) and (id(call) in returned or id(call) in assigned):
+        values = [r.value for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None]
+        values += [a.value for a in ast.walk(fn) if isinstance(a, ast.Assign)
+                   and any(isinstance(t, ast.Name) and t.id in exits for t in a.targets)]
+        for call in (c for v in values for c in _outermost(v)):
+            if isinstance(call, ast.Call):
                 target = _cast_back(call, inputs)
                 if target and (widens or target in V.HALF_DTYPES):  # a float result raised, then narrowed back
                     out.append(RawFinding(*call_pos(call), "GD106", f"the golden casts its result back to {target} at exit, "

@@ -150,13 +150,25 @@ def _scan(fn: ast.AST, env: dict[str, str], halves: str, aliases: dict[str, str]
     return found, calls
 
 
+def _exponentials(ctx: FileContext) -> bool:
+    """Whether the file calls an exponential at all (else no load's width matters)."""
+    return any(isinstance(n, ast.Attribute) and n.attr in EXP_NAMES for n in ctx.nodes)
+
+
+_declared_memo: dict = {}  # the last file's declared dtypes: KN101 and its note read them once
+
+
 def half_loads(ctx: FileContext) -> str | None:
     """Why loads are read as half ("the spec declares a half dtype", "no spec; the file
     declares only bfloat16 (line 12)"), "" when they are not, None when nothing says (no
     spec, and the file declares no dtype, or half and wide floats both)."""
     if ctx.spec is not None:
         return "the spec declares a half dtype" if any(d in V.HALF_DTYPES for d in ctx.spec.dtypes) else ""
-    declared = declared_dtypes(ctx.tree, ctx.module.kernels, ctx.aliases)
+    key = (ctx.path, id(ctx.tree))
+    if key not in _declared_memo:
+        _declared_memo.clear()
+        _declared_memo[key] = declared_dtypes(ctx.tree, ctx.module.kernels, ctx.aliases)
+    declared = _declared_memo[key]
     floats = [d for d in declared if d in V.FLOAT_DTYPES]
     halves = [d for d in V.HALF_DTYPES if d in declared]
     if not declared or (halves and len(halves) < len(floats)):
@@ -168,6 +180,8 @@ def narrow_exponentials(ctx: FileContext, halves: str | None = None) -> list[Raw
     """Each kernel read from its annotations; each same-file helper it calls with a narrow
     argument read again with those widths (a work list; each helper once per set of widths).
     ``halves``: why loads are half ("" when not; None: ask ``half_loads``)."""
+    if not _exponentials(ctx):
+        return []
     if halves is None:
         halves = half_loads(ctx) or ""
     helpers = {n.name: n for n in ctx.tree.body if isinstance(n, FUNCTION_DEFS)}
@@ -189,7 +203,7 @@ def narrow_exponentials(ctx: FileContext, halves: str | None = None) -> list[Raw
 def undecided_loads(ctx: FileContext) -> str | None:
     """One note when an exponential is fed a loaded value whose width nothing tells (no spec;
     the file declares no dtype, or half and fp32 both): KN101 would report it were it half."""
-    if not ctx.module.kernels or half_loads(ctx) is not None:
+    if not ctx.module.kernels or not _exponentials(ctx) or half_loads(ctx) is not None:
         return None
     known = {(f.line, f.col) for f in narrow_exponentials(ctx, "")}
     unsure = [f for f in narrow_exponentials(ctx, "?") if (f.line, f.col) not in known]

@@ -201,7 +201,7 @@ def golden_only(ctx: FileContext) -> list[RawFinding]:
     call an operator's golden and nothing that could be the delivery, whether or not the
     folder holds the implementation."""
     tests = collect_tests(ctx.tree, ctx.module.kernels)
-    golden = next((g for g in map(_golden_call, ctx.nodes) if g), None)
+    golden = next((g for g in (_golden_call(n) for n in ctx.nodes if isinstance(n, ast.Call)) if g), None)
     if not tests or golden is None:
         return []
     functions = {n.name: n for n in ctx.tree.body if isinstance(n, FUNCTION_DEFS)}
@@ -526,11 +526,10 @@ def float_exact_comparisons(ctx: FileContext) -> list[RawFinding]:
 
 
 def undecided_compares(ctx: FileContext) -> str | None:
-    """One note when an exact comparison's dtype cannot be told (no spec, nothing declared)."""
-    ctx = _importorskip_aliases(ctx)
-    if not operator_test(ctx):
-        return None
-    line = _exact(ctx)[1]
+    """One note when an exact comparison's dtype cannot be told (no spec, nothing declared);
+    read after ``check_test`` (families.py runs it first), from what it found."""
+    judged = _exact_memo.get((ctx.path, id(ctx.tree)))  # check_test has run: an operator test has its result here
+    line = judged[1] if judged else None
     return None if line is None else (f"{ctx.path}: AU015 TS106 cannot tell the dtype compared exactly at line {line}: "
                                       "no spec found and the test declares no single kind of dtype; pass --spec")
 
