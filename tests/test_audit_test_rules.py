@@ -323,7 +323,7 @@ def test_exact_comparison_follows_the_spec_criterion_and_says_once_when_it_canno
     (spec_dir / "cp.yaml").write_text("op: cp\ntopologies: [elementwise]\nproperties:\n  dtypes: [float16]\n"
                                       "criteria:\n  float16: binary_equal\nwrapper: cp_wrapper.py\n")
     body = ("import torch\n\nfrom cp_wrapper import cp_wrapper\n\n\ndef test_cp():\n    torch.manual_seed(0)\n"
-            "    x = torch.randn(8, dtype=torch.float16) * 2\n    assert torch.equal(cp_wrapper(x), x * 2)\n")
+            "    x = torch.randn(8, dtype=torch.float16) * 2\n    assert torch.equal(cp_wrapper(x), torch.exp(x))\n")
     src = tmp_path / "test_cp.py"
     src.write_text(body)
     assert audit(src).findings == []  # the spec says binary_equal for float16

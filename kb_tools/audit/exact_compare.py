@@ -7,7 +7,9 @@ only for integers, bool, and a dtype whose spec criterion is ``binary_equal``.
 Which dtype is compared is read off the operands (a draw's ``dtype=``, a cast, a parametrised
 ``dtype``, what an output is made from), else off what the test declares (its parametrised
 dtypes, the ``dtype=`` of its inputs) when no spec is found; with a spec, an operand whose
-dtype is not read off the test is not judged. A side that is a literal, a metadata read or a
+dtype is not read off the test is not judged. With no spec, a comparison is judged only where
+a side was made by a rounding computation (a reduction, a transcendental, a matmul, a golden:
+``ROUNDING``), since a copy, a cast or a selection is exact by design. A side that is a literal, a metadata read or a
 constructor of constants (``torch.zeros_like``) is not an output; an input compared unchanged (a copy), a
 reference built with exact operations only (``torch.relu(x)``, a gather, a concatenation: no
 rounding) and a function compared with itself (``run(x) == run(x)``: determinism, two equivalent calls)
@@ -26,6 +28,7 @@ from kb_tools.audit.file_dtypes import DEFAULT_DTYPES, literal_dtype, module_val
 from kb_tools.audit.findings import RawFinding, call_pos
 from kb_tools.audit.module import FUNCTION_DEFS
 from kb_tools.audit.names import dotted, qualname
+from kb_tools.audit.roles import is_golden_name
 from kb_tools.kb import vocabulary as V
 
 NOT_OUTPUT = "not an output"  # a literal, a metadata read, a constant tensor: nothing to judge
@@ -101,6 +104,44 @@ def operand_dtypes(expr: ast.AST, env: dict, aliases: dict[str, str]):
         if isinstance(found, frozenset):
             return found
     return None
+
+
+# Operations whose result differs between correct implementations (order of a reduction, an
+# approximation of a transcendental, a fused accumulation): where one made the reference, a
+# correct kernel does not match it bit for bit.
+ROUNDING = frozenset({"exp", "exp2", "expm1", "log", "log2", "log1p", "softmax", "log_softmax", "logsumexp", "matmul", "mm",
+                      "bmm", "baddbmm", "addmm", "einsum", "linear", "dot", "sum", "mean", "cumsum", "cumprod", "prod", "var",
+                      "std", "norm", "sigmoid", "tanh", "gelu", "silu", "erf", "sin", "cos", "pow", "rsqrt", "layer_norm",
+                      "rms_norm", "group_norm", "batch_norm", "softplus", "mish", "conv1d", "conv2d", "conv3d",
+                      "scaled_dot_product_attention", "tensordot", "sdpa"})
+MAX_TRACE = 8  # assignments and same-file returns followed from a side
+
+
+def _rounds(expr: ast.AST, assigned: dict, functions: dict, depth: int = 0) -> bool:
+    """Whether a side was made by a rounding computation: a ROUNDING call, ``@``, or a golden
+    (``golden_*``, ``*_golden``, ``ref_*``, ``*_ref``, ``reference``), through the names it is
+    assigned from and the returns of the same-file functions it calls."""
+    if depth > MAX_TRACE:
+        return False
+    if isinstance(expr, ast.Name):
+        return expr.id in assigned and _rounds(assigned[expr.id], assigned, functions, depth + 1)
+    if isinstance(expr, ast.BinOp):
+        return isinstance(expr.op, ast.MatMult) or any(_rounds(x, assigned, functions, depth + 1) for x in (expr.left, expr.right))
+    if isinstance(expr, (ast.Subscript, ast.Attribute, ast.UnaryOp)):
+        return _rounds(getattr(expr, "value", None) or expr.operand, assigned, functions, depth + 1)
+    if not isinstance(expr, ast.Call):
+        return False
+    parts = dotted(expr.func) or []
+    last = parts[-1] if parts else ""
+    if last in ROUNDING or is_golden_name(last) or last == "reference" or last.startswith("ref_") or last.endswith("_ref"):
+        return True
+    if len(parts) == 1 and last in functions:
+        fn = functions[last]
+        inner = {t.id: n.value for n in ast.walk(fn) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+        if any(_rounds(r.value, inner, functions, depth + 1) for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None):
+            return True
+    receiver = [expr.func.value] if isinstance(expr.func, ast.Attribute) else []
+    return any(_rounds(a, assigned, functions, depth + 1) for a in [*receiver, *expr.args])
 
 
 def _exact_reference(expr: ast.AST, assigned: dict, depth: int = 0) -> bool:
@@ -254,6 +295,7 @@ def exact_comparisons(ctx: FileContext, tests, reach) -> tuple[list[RawFinding],
                or isinstance(n, ast.Attribute) and n.attr in ("equal", "eq") for n in ctx.nodes):
         return [], None
     values = module_values(ctx.tree)
+    functions = {n.name: n for n in ctx.tree.body if isinstance(n, FUNCTION_DEFS)}
     found, unsure, done, facts = {}, None, set(), {}
     for test in tests:
         params = parametrised(test, values)
@@ -286,6 +328,9 @@ def exact_comparisons(ctx: FileContext, tests, reach) -> tuple[list[RawFinding],
                 if not dtypes or (known is None and not all(is_float(d) for d in dtypes) and not params):
                     if not bare and ctx.spec is None:  # a bare == of unknown operands is most often of Python values
                         unsure = unsure or node.lineno
+                    continue
+                if ctx.spec is None and not any(_rounds(x, assigned, functions) for x in pair):
+                    done.add(key)  # no spec, and nothing says a side was computed with rounding: a copy, a cast, a selection
                     continue
                 floats = [d for d in sorted(dtypes) if is_float(d) and _criterion(ctx, d) != "binary_equal"]
                 done.add(key)
