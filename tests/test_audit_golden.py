@@ -1,4 +1,4 @@
-"""The golden family (GD101-GD105, GD105 on third-party legs): one bad and one good fixture
+"""The golden family (GD101-GD106, GD105 on third-party legs): one bad and one good fixture
 per code, and the conditions each rule depends on (three-party or two-party, integer dtypes,
 the spec)."""
 
@@ -13,7 +13,7 @@ SOFTMAX = load_spec(REPO / "ops" / "softmax.yaml")  # three-party, floats only
 ADD = load_spec(REPO / "ops" / "add.yaml")  # two-party, int8 widened to int32
 
 
-def test_the_family_has_its_five_codes():
+def test_the_family_has_its_six_codes():
     assert GD == ["GD101", "GD102", "GD103", "GD104", "GD105", "GD106"]
 
 
