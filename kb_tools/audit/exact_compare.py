@@ -241,8 +241,11 @@ def _declared_in(nodes, params: dict, aliases: dict[str, str]) -> frozenset:
 def _exact_sites(fn: ast.AST, aliases: dict[str, str]):
     """(node, the two operands, form, whether it is a bare ``assert a == b``) for each exact
     comparison in ``fn`` that is not negated."""
+    nodes = [n for n in ast.walk(fn) if isinstance(n, (ast.Compare, ast.Call))]
+    if not any(isinstance(n, ast.Compare) or isinstance(n.func, ast.Attribute) and n.func.attr in ("equal", "eq") for n in nodes):
+        return
     parents = {id(c): n for n in ast.walk(fn) for c in ast.iter_child_nodes(n)}
-    for node in ast.walk(fn):
+    for node in nodes:
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):
             pair, form = (node.left, node.comparators[0]), "=="
         elif isinstance(node, ast.Call) and len(node.args) + len(node.keywords) >= 1:

@@ -18,9 +18,7 @@ from kb_tools.audit.names import dotted, qualname
 from kb_tools.kb import vocabulary as V
 
 DEFAULT_DTYPES = {"randn": "float32", "rand": "float32", "normal": "float32", "randint": "int64", "randperm": "int64"}
-INT_RESULTS = frozenset({"argmax", "argmin", "argsort", "argwhere", "nonzero", "searchsorted", "bucketize", "count_nonzero",
-                         "long", "int", "short", "char", "byte", "bool", "isnan", "isinf", "isfinite", "isclose", "eq", "ne",
-                         "gt", "ge", "lt", "le", "logical_and", "logical_or", "logical_not", "randint", "randperm"})
+HALF_CASTS = frozenset({"half", "bfloat16", "to", "astype", "type", "cast"})  # the calls that may cast to a half dtype
 
 
 def literal_dtype(expr: ast.AST) -> str | None:
@@ -84,14 +82,15 @@ def declared_dtypes(tree: ast.Module, kernels, aliases: dict[str, str]) -> dict[
             for arg in node.args.args + node.args.kwonlyargs:
                 if arg.annotation is not None:
                     add(sorted(literal_dtype(n) for n in ast.walk(arg.annotation) if literal_dtype(n)), arg.lineno)
-        elif isinstance(node, ast.Call):
-            q = qualname(node.func, aliases) or ""
-            if q.split(".")[0] in ("torch", "numpy"):
-                kw = next((k.value for k in node.keywords if k.arg == "dtype"), None)
-                d = literal_dtype(kw) if kw is not None else DEFAULT_DTYPES.get(q.split(".")[-1])
+        elif isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)):
+            last = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+            kw = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+            if (kw is not None or last in DEFAULT_DTYPES) and (qualname(node.func, aliases) or "").split(".")[0] in ("torch", "numpy"):
+                d = literal_dtype(kw) if kw is not None else DEFAULT_DTYPES[last]
                 if d:
                     add([d], node.lineno)
-            cast = cast_target(node)
-            if cast and cast[0] in V.HALF_DTYPES:
-                add([cast[0]], node.lineno)
+            if last in HALF_CASTS:
+                cast = cast_target(node)
+                if cast and cast[0] in V.HALF_DTYPES:
+                    add([cast[0]], node.lineno)
     return found

@@ -200,6 +200,9 @@ def golden_only(ctx: FileContext) -> list[RawFinding]:
     """TS101 for a test file with no kernel, framework, wrapper or spec in sight: its tests
     call an operator's golden and nothing that could be the delivery, whether or not the
     folder holds the implementation."""
+    if not any("golden" in name for pair in ctx.aliases.items() for name in pair) and not any(
+            isinstance(n, FUNCTION_DEFS) and "golden" in n.name for n in ctx.tree.body):
+        return []  # no golden imported or defined: nothing to call one
     tests = collect_tests(ctx.tree, ctx.module.kernels)
     golden = next((g for g in (_golden_call(n) for n in ctx.nodes if isinstance(n, ast.Call)) if g), None)
     if not tests or golden is None:
