@@ -48,7 +48,16 @@ EXACT_OPS = frozenset({"relu", "abs", "neg", "clamp", "clamp_min", "clamp_max", 
                        "reshape", "view", "contiguous", "clone", "squeeze", "unsqueeze", "expand", "repeat", "tile",
                        "narrow", "split", "chunk", "t", "cpu", "detach", "copy", "tril", "triu", "scatter", "index_put",
                        "flatten", "movedim", "diag", "cummax", "cummin", "amax", "amin", "pad", "zero_", "fill_", "numpy",
-                       "from_numpy", "tensor", "as_tensor", "stack", "hstack", "vstack"})
+                       "from_numpy", "tensor", "as_tensor", "hstack", "vstack"})
+# Operations whose result differs between correct implementations (order of a reduction, an
+# approximation of a transcendental, a fused accumulation): where one made the reference, a
+# correct kernel does not match it bit for bit.
+ROUNDING = frozenset({"exp", "exp2", "expm1", "log", "log2", "log1p", "softmax", "log_softmax", "logsumexp", "matmul", "mm",
+                      "bmm", "baddbmm", "addmm", "einsum", "linear", "dot", "sum", "mean", "cumsum", "cumprod", "prod", "var",
+                      "std", "norm", "sigmoid", "tanh", "gelu", "silu", "erf", "sin", "cos", "pow", "rsqrt", "layer_norm",
+                      "rms_norm", "group_norm", "batch_norm", "softplus", "mish", "conv1d", "conv2d", "conv3d",
+                      "scaled_dot_product_attention", "tensordot", "sdpa"})
+MAX_TRACE = 8  # assignments and same-file returns followed from a side
 
 
 def _join(*found):
@@ -105,16 +114,6 @@ def operand_dtypes(expr: ast.AST, env: dict, aliases: dict[str, str]):
             return found
     return None
 
-
-# Operations whose result differs between correct implementations (order of a reduction, an
-# approximation of a transcendental, a fused accumulation): where one made the reference, a
-# correct kernel does not match it bit for bit.
-ROUNDING = frozenset({"exp", "exp2", "expm1", "log", "log2", "log1p", "softmax", "log_softmax", "logsumexp", "matmul", "mm",
-                      "bmm", "baddbmm", "addmm", "einsum", "linear", "dot", "sum", "mean", "cumsum", "cumprod", "prod", "var",
-                      "std", "norm", "sigmoid", "tanh", "gelu", "silu", "erf", "sin", "cos", "pow", "rsqrt", "layer_norm",
-                      "rms_norm", "group_norm", "batch_norm", "softplus", "mish", "conv1d", "conv2d", "conv3d",
-                      "scaled_dot_product_attention", "tensordot", "sdpa"})
-MAX_TRACE = 8  # assignments and same-file returns followed from a side
 
 
 def _rounds(expr: ast.AST, assigned: dict, functions: dict, depth: int = 0) -> bool:
