@@ -1,4 +1,4 @@
-"""The golden family (GD101-GD105, GD105 on third-party legs): one bad and one good fixture
+"""The golden family (GD101-GD106, GD105 on third-party legs): one bad and one good fixture
 per code, and the conditions each rule depends on (three-party or two-party, integer dtypes,
 the spec)."""
 
@@ -13,8 +13,8 @@ SOFTMAX = load_spec(REPO / "ops" / "softmax.yaml")  # three-party, floats only
 ADD = load_spec(REPO / "ops" / "add.yaml")  # two-party, int8 widened to int32
 
 
-def test_the_family_has_its_five_codes():
-    assert GD == ["GD101", "GD102", "GD103", "GD104", "GD105"]
+def test_the_family_has_its_six_codes():
+    assert GD == ["GD101", "GD102", "GD103", "GD104", "GD105", "GD106"]
 
 
 def test_golden_importing_a_kernel_framework(tmp_path):
@@ -29,7 +29,8 @@ def test_float_casts_are_wrong_only_in_a_three_party_case():
     bad = fixture("GD102", "bad")
     assert {c for *_, c in found(bad, spec=SOFTMAX)} == {"GD102"}
     assert found(bad, spec=ADD, find_specs=False) == []  # two-party: the golden narrows at exit
-    assert found(bad, find_specs=False) == []  # no spec, no verdict
+    unjudged = audit(bad, find_specs=False).findings  # no spec, no verdict: a warning that names the spec
+    assert [f.code for f in unjudged] == ["GD106"] and "ops/GD102_bad.yaml was not found" in unjudged[0].message
 
 
 def test_narrower_is_measured_against_the_widening_of_the_same_kind():

@@ -50,6 +50,24 @@ def test_a_loaded_value_is_narrow_only_when_the_spec_declares_a_half_dtype():
     assert found(bad, find_specs=False) == []  # no spec: a load's dtype is unknown, nothing is claimed
 
 
+def test_without_a_spec_the_dtypes_the_file_declares_tell_a_load_half(tmp_path):
+    bad = fixture("KN101", "bad").read_text()
+    src = tmp_path / "k_impl.py"
+    src.write_text(bad)
+    result = audit(src)
+    assert [f.code for f in result.findings if f.code.startswith("KN")] == [] and "AU015 KN101" in result.note
+    declared = bad + ("\n\n@pytest.mark.parametrize('dtype', [torch.bfloat16])\ndef test_it(dtype):\n"
+                      "    softmax3_wrapper(torch.randn(8, dtype=dtype))\n")
+    src.write_text("import pytest\n" + declared)
+    found_ = [f for f in audit(src).findings if f.code == "KN101"]
+    assert len(found_) == 1 and "the file declares only bfloat16" in found_[0].message
+    src.write_text("import pytest\n" + declared + "\n\ndef scratch():\n    return torch.empty(8, dtype=torch.float32)\n")
+    result = audit(src)  # half and fp32 both declared: which a load reads is not told
+    assert [f.code for f in result.findings if f.code == "KN101"] == [] and "AU015 KN101" in result.note
+    src.write_text(PL_KERNEL.format(body="e = vf.exp(r)").replace("pl.Tensor[[8], pl.BF16]", "pl.Tensor[[8], DT_BF16]"))
+    assert [c for *_, c in found(src, find_specs=False)] == ["KN101"]  # a bare DT_BF16 annotation
+
+
 def test_a_store_through_an_alias_counts_and_a_stub_kernel_is_skipped(tmp_path):
     src = tmp_path / "m_impl.py"
     src.write_text("import torch\nimport pypto_pro.language as pl\n\n\n@pl.jit\ndef k(x, y, dim):\n"

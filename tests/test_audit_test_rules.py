@@ -1,4 +1,4 @@
-"""The test family (TS101-TS105): one bad and one good fixture per code, reaching the
+"""The test family (TS101-TS106): one bad and one good fixture per code, reaching the
 wrapper through helpers and launches, criteria that are not element-wise, derived dtypes."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from kb_tools.contract.specs import load_spec
 TS = codes("TS")
 
 
-def test_the_family_has_its_five_codes():
-    assert TS == ["TS101", "TS102", "TS103", "TS104", "TS105"]
+def test_the_family_has_its_six_codes():
+    assert TS == ["TS101", "TS102", "TS103", "TS104", "TS105", "TS106"]
 
 
 def test_a_kernel_launch_in_the_test_file_reaches_the_kernel(tmp_path):
@@ -286,3 +286,48 @@ def test_a_seeding_fixture_counts_only_where_it_runs(tmp_path):
                       FIXTURE_SEEDED.replace("@pytest.fixture\n", "@pytest.fixture(autouse=True)\n")):
         src.write_text(requested)
         assert [f.code for f in audit(src).findings] == [], requested
+
+
+GOLDEN_ONLY = """import torch
+
+from relu_golden import golden_relu
+
+
+def test_relu():
+    torch.manual_seed(0)
+    x = torch.randn(8)
+    torch.testing.assert_close(golden_relu(x), torch.relu(x), rtol=0, atol=0)
+"""
+
+
+def test_a_test_of_the_golden_alone_misses_the_delivery_whether_or_not_the_folder_holds_it(tmp_path):
+    src = tmp_path / "test_relu.py"
+    src.write_text(GOLDEN_ONLY)
+    alone = [f for f in audit(src, find_specs=False).findings]
+    assert [(f.code, f.line) for f in alone] == [("TS101", 6)] and "folder holds no implementation" in alone[0].message
+    (tmp_path / "relu_impl.py").write_text("import triton\n\n\n@triton.jit\ndef k(x):\n    pass\n")
+    other = tmp_path / "beside"
+    other.mkdir()
+    (other / "relu_impl.py").write_text("def relu_impl(x):\n    return x\n")
+    (other / "test_relu.py").write_text(GOLDEN_ONLY)
+    beside = audit(other / "test_relu.py", find_specs=False).findings
+    assert [f.code for f in beside] == ["TS101"] and "`relu_impl.py` beside it" in beside[0].message
+    src.write_text(GOLDEN_ONLY.replace("from relu_golden import golden_relu", "from relu_golden import golden_relu\nfrom mylib import relu")
+                   .replace("torch.relu(x)", "relu(x)"))  # an imported function may be the delivery: not judged
+    assert audit(src, find_specs=False).findings == []
+
+
+def test_exact_comparison_follows_the_spec_criterion_and_says_once_when_it_cannot_tell(tmp_path):
+    spec_dir = tmp_path / "ops"
+    spec_dir.mkdir()
+    (spec_dir / "cp.yaml").write_text("op: cp\ntopologies: [elementwise]\nproperties:\n  dtypes: [float16]\n"
+                                      "criteria:\n  float16: binary_equal\nwrapper: cp_wrapper.py\n")
+    body = ("import torch\n\nfrom cp_wrapper import cp_wrapper\n\n\ndef test_cp():\n    torch.manual_seed(0)\n"
+            "    x = torch.randn(8, dtype=torch.float16) * 2\n    assert torch.equal(cp_wrapper(x), torch.exp(x))\n")
+    src = tmp_path / "test_cp.py"
+    src.write_text(body)
+    assert audit(src).findings == []  # the spec says binary_equal for float16
+    assert [f.code for f in audit(src, find_specs=False).findings] == ["TS106"]
+    src.write_text(body.replace("torch.randn(8, dtype=torch.float16) * 2", "load_case()"))
+    result = audit(src, find_specs=False)
+    assert result.findings == [] and result.note.count("AU015") == 1 and "line 9" in result.note

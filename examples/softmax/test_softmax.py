@@ -178,7 +178,8 @@ def test_order_fixed_per_configuration():
 def test_bf16_store_rounds_to_nearest_even():
     """The bf16 narrowing is round to nearest even, as torch's and compiled Triton's."""
     x = torch.randn(7, 1500).to(torch.bfloat16)
-    assert torch.equal(run(x), torch.softmax(x.float(), -1).to(torch.bfloat16))
+    # exact on purpose: the rounding itself is the property under test
+    assert torch.equal(run(x), torch.softmax(x.float(), -1).to(torch.bfloat16))  # kbt: ignore[TS106]
 
 
 def test_planted_golden_that_casts_back_is_caught(tmp_path):

@@ -61,6 +61,9 @@ RULES = {
                  "guard zero divisors explicitly and compute INT_MIN / -1 as a wrapping negation"),
         RuleCode("GD105", "third-party-narrows-floats-only", "the third-party leg casts back to the declared dtype only for floating outputs",
                  "narrow every output at exit, integers included (an int8 output never leaves the leg as int32)"),
+        RuleCode("GD106", "golden-cast-back-unjudged", "the golden casts its result back at exit and no spec tells the case mode",
+                 "add ops/<op>.yaml with the criteria (or pass --spec): a three-party golden never casts, a two-party one "
+                 "narrows only to the declared dtype", "warning"),
         RuleCode("TS101", "test-misses-wrapper", "no test in the file reaches the delivered wrapper or a kernel launch",
                  "call the delivered wrapper (the file the spec names) from the tests, not a driver or the golden"),
         RuleCode("TS102", "test-compares-without-criterion", "compares with a bare allclose/isclose/assert_allclose (default tolerances)",
@@ -71,6 +74,9 @@ RULES = {
                  "parametrise the tests over the spec's dtypes (read them from the spec or the prototype)"),
         RuleCode("TS105", "test-unseeded-random", "draws random inputs without a fixed seed",
                  "seed once (torch.manual_seed / np.random.default_rng(seed)) so a failure reproduces", "warning"),
+        RuleCode("TS106", "test-compares-floats-exactly", "compares floating outputs bit for bit (==, torch.equal, .all() of ==)",
+                 "judge floats by the criterion for their dtype (assert_close with its rtol/atol); compare exactly only "
+                 "integers, bool, and dtypes whose spec criterion is binary_equal"),
         RuleCode("KN101", "kernel-narrow-exp", "feeds a bf16/fp16 value to an exponential that was not widened to fp32",
                  "widen to fp32 first (vf.astype / pl.cast / .to(tl.float32)) and narrow only at the store"),
         RuleCode("KN102", "kernel-output-never-stored", "the kernel never stores to an output the wrapper allocated for it",

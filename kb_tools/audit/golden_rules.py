@@ -10,6 +10,10 @@
   is neither declared nor a widening target, and narrower than the DUT's widening.
 * GD104 (integer-narrowing): integer division or remainder on tensors in a function that
   guards neither zero divisors nor ``INT_MIN / -1``.
+* GD106 (golden-promote, golden-follows-dut-widening; a warning): no spec is found, so the
+  case mode is unknown, and the golden casts its floating result back at exit (to a half
+  dtype, or to the input's dtype after widening to fp32): one of GD102 and GD103's readings
+  applies, and only the spec says which.
 * GD105 (third-party-narrowing, on third-party legs): the exit cast sits only on the branch
   taken for floating outputs (``if y.is_floating_point(): y = y.to(declared)``, or ``... if
   x.is_floating_point() else y``), so an integer output leaves the leg widened.
@@ -23,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from kb_tools.audit.casts import WIDTH, cast_target, dtype_name, is_float, is_int
-from kb_tools.audit.family_context import FileContext
+from kb_tools.audit.family_context import FileContext, op_candidates
 from kb_tools.audit.findings import RawFinding, call_pos
 from kb_tools.audit.module import FUNCTION_DEFS
 from kb_tools.audit.names import dotted, qualname
@@ -38,6 +42,7 @@ TENSOR_MODULES = ("torch", "numpy", "tensorflow")
 MAX_LOCAL_MODULE_BYTES = 2_000_000  # a local module read for kernels: a bounded prefix
 FRAMEWORK_IMPORT = re.compile(rf"^\s*(?:import|from)\s+(?:{'|'.join(KERNEL_FRAMEWORKS)})\b", re.M)
 JIT_DECORATOR = re.compile(r"^\s*@\s*[\w.]*\bjit\b", re.M)
+GENERIC_STEMS = frozenset({"golden", "goldens", "legs", "reference", "ref", "tests", "test", "src", "ops"})  # not an op's name
 NOT_TENSOR_RESULTS = frozenset({"item", "tolist", "numel", "size", "dim", "iinfo", "finfo", "prod", "Size"})
 
 
@@ -63,7 +68,7 @@ def _module_file(module: str, level: int, here: Path) -> Path | None:
 
 
 @lru_cache(maxsize=1024)
-def _defines_kernels(path: Path) -> bool:
+def defines_kernels(path: Path) -> bool:
     """Whether a local module holds device code: it imports a kernel framework and decorates
     something with its ``jit``. Read as text, bounded: it is not audited here."""
     try:
@@ -83,7 +88,7 @@ def _local_implementation(node: ast.AST, here: Path) -> str | None:
                                                       for a in node.names]
     for module, level in targets:
         found = _module_file(module, level, here)
-        if found is not None and found.resolve() != here and _defines_kernels(found.resolve()):
+        if found is not None and found.resolve() != here and defines_kernels(found.resolve()):
             return module
     return None
 
@@ -227,8 +232,63 @@ def unguarded_division(ctx: FileContext) -> list[RawFinding]:
     return out
 
 
+def _exit_names(fn: ast.AST) -> set[str]:
+    """Names a function returns (``return y``, ``return y, z``)."""
+    return {n.id for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None
+            for n in ast.walk(r.value) if isinstance(n, ast.Name)}
+
+
+def _outermost(value: ast.AST) -> list[ast.AST]:
+    """What a returned value is made of last: itself, or the items of a tuple or list it is
+    (``return y.half()``, ``return [out.astype(np.float16)]``); not the casts of its inputs."""
+    return [e for item in value.elts for e in _outermost(item)] if isinstance(value, (ast.Tuple, ast.List)) else [value]
+
+
+def _cast_back(call: ast.Call, inputs: set[str]) -> str | None:
+    """What a cast narrows to when it casts back: a half dtype, or an input's dtype
+    (``y.to(x.dtype)``, ``y.to(dtype)`` with ``dtype = x.dtype`` or a ``dtype`` parameter,
+    ``y.type_as(x)``)."""
+    if not isinstance(call.func, ast.Attribute):
+        return None
+    if call.func.attr == "type_as" and len(call.args) == 1:
+        return "the input's dtype"
+    cast = cast_target(call)
+    if cast is not None and cast[0] is not None:
+        return cast[0] if cast[0] in V.HALF_DTYPES else None
+    args = [*call.args, *(k.value for k in call.keywords if k.arg == "dtype")]
+    if call.func.attr in ("to", "astype", "type") and any(
+            (isinstance(a, ast.Attribute) and a.attr == "dtype") or (isinstance(a, ast.Name) and a.id in inputs) for a in args):
+        return "the input's dtype"
+    return None
+
+
+def unjudged_cast_back(ctx: FileContext) -> list[RawFinding]:
+    """GD106: with no spec, a golden that casts its result back at exit cannot be judged: a
+    three-party case forbids it (GD102), a two-party case asks for it (GD103)."""
+    if ctx.spec is not None:
+        return []
+    name = next((n for n in op_candidates(Path(ctx.path)) if n not in GENERIC_STEMS), "<op>")
+    out = []
+    for fn in ctx.functions:
+        widens = any(isinstance(n, ast.Call) and (cast_target(n) or (None,))[0] in ("float32", "float64") for n in ast.walk(fn))
+        inputs = _declared_names(fn) | {a.arg for a in fn.args.args + fn.args.kwonlyargs if "dtype" in a.arg.lower()}
+        exits = _exit_names(fn)
+        values = [r.value for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None]
+        values += [a.value for a in ast.walk(fn) if isinstance(a, ast.Assign)
+                   and any(isinstance(t, ast.Name) and t.id in exits for t in a.targets)]
+        for call in (c for v in values for c in _outermost(v)):
+            if isinstance(call, ast.Call):
+                target = _cast_back(call, inputs)
+                if target and (widens or target in V.HALF_DTYPES):  # a float result raised, then narrowed back
+                    out.append(RawFinding(*call_pos(call), "GD106", f"the golden casts its result back to {target} at exit, "
+                                          f"and no spec says the case mode: ops/{name}.yaml was not found (three-party: "
+                                          "the cast is GD102; two-party: due only to the declared dtype)"))
+    return sorted(set(out), key=lambda f: (f.line, f.col))
+
+
 def check_golden(ctx: FileContext) -> list[RawFinding]:
-    return [*imports_implementation(ctx), *three_party_casts(ctx), *narrower_than_widening(ctx), *unguarded_division(ctx)]
+    return [*imports_implementation(ctx), *three_party_casts(ctx), *narrower_than_widening(ctx), *unguarded_division(ctx),
+            *unjudged_cast_back(ctx)]
 
 
 FLOAT_TESTS = ("is_floating_point", "is_float", "is_complex")

@@ -3,8 +3,10 @@
 * KN101 (accumulator-precision, platform-gated-conversion): an exponential (``vf.exp``,
   ``vf.exp_sub``, ``pl.exp``, ``tl.exp``) fed a bf16/fp16 value never widened to fp32. A
   value is narrow when cast to fp16/bf16, annotated so, or loaded while the spec declares a
-  half dtype; a cast to fp32 (or arithmetic with a wide value) widens it. A same-file helper
-  a kernel calls with a narrow argument is read with that argument's width.
+  half dtype (with no spec, while the file itself declares only half floats: ``file_dtypes``;
+  when it declares none, or half and wide ones, one note says the loads were not judged); a cast to fp32 (or
+  arithmetic with a wide value) widens it. A same-file helper a kernel calls with a narrow
+  argument is read with that argument's width.
 * KN102 (exact-fast-paths): an output the wrapper allocates and passes to a same-file kernel
   that the kernel never stores to (every use is a load, a metadata read, or none). Any use
   the rule cannot read as read-only counts as a store, so it errs towards silence.
@@ -22,6 +24,7 @@ from pathlib import Path
 
 from kb_tools.audit.casts import cast_target, dtype_name
 from kb_tools.audit.family_context import FileContext
+from kb_tools.audit.file_dtypes import declared_dtypes, literal_dtype
 from kb_tools.audit.findings import RawFinding
 from kb_tools.audit.module import FUNCTION_DEFS, launch_target
 from kb_tools.audit.names import dotted, qualname
@@ -51,7 +54,7 @@ def _framework_call(call: ast.Call, aliases: dict[str, str]) -> bool:
     return parts[0] in KERNEL_MODULES or root in KERNEL_MODULES
 
 
-def _width(expr: ast.AST, env: dict[str, str], halves: bool, aliases: dict[str, str]) -> str | None:
+def _width(expr: ast.AST, env: dict[str, str], halves: str, aliases: dict[str, str]) -> str | None:
     """NARROW, WIDE or None (unknown) for one expression of a kernel body."""
     if isinstance(expr, ast.Name):
         return env.get(expr.id)
@@ -93,7 +96,7 @@ def _statements_in_order(nodes: list[ast.AST]) -> list[ast.AST]:
 
 def _annotated_env(fn: ast.AST) -> dict[str, str]:
     return {arg.arg: NARROW for arg in fn.args.args + fn.args.kwonlyargs
-            if arg.annotation is not None and any(dtype_name(n) in V.HALF_DTYPES for n in ast.walk(arg.annotation))}
+            if arg.annotation is not None and any(literal_dtype(n) in V.HALF_DTYPES for n in ast.walk(arg.annotation))}
 
 
 def _bound_arguments(call: ast.Call, fn: ast.AST) -> list[tuple[ast.arg, ast.AST]]:
@@ -111,7 +114,7 @@ def _bound_widths(call: ast.Call, helper: ast.AST, widths) -> dict[str, str]:
     return {name: w for name, w in bound.items() if w is not None}
 
 
-def _scan(fn: ast.AST, nodes: list[ast.AST], env: dict[str, str], halves: bool, aliases: dict[str, str],
+def _scan(fn: ast.AST, nodes: list[ast.AST], env: dict[str, str], halves: str, aliases: dict[str, str],
           helpers: dict[str, ast.AST], via: str) -> tuple[list[RawFinding], list[tuple[ast.AST, dict[str, str], str]]]:
     """KN101 findings in one function body (``nodes``, its walk) read with ``env``, and the
     same-file helpers it calls with a narrow argument (to be read in turn with those widths)."""
@@ -121,7 +124,7 @@ def _scan(fn: ast.AST, nodes: list[ast.AST], env: dict[str, str], halves: bool, 
             parts = dotted(node.func) or []
             if parts and parts[-1] in EXP_NAMES and len(parts) >= 2 and _framework_call(node, aliases):
                 if _join([_width(a, env, halves, aliases) for a in node.args[:2]]) == NARROW:
-                    why = "the spec declares a half dtype and the loaded value is never cast to fp32" if halves else "it is a bf16/fp16 value"
+                    why = f"{halves} and the loaded value is never cast to fp32" if halves else "it is a bf16/fp16 value"
                     found.append(RawFinding(node.lineno, node.col_offset, "KN101",
                                             f"{'.'.join(parts)} on a value never widened to fp32 ({why}{via}); "
                                             "vf.exp / vf.exp_sub have no BF16 row"))
@@ -147,10 +150,40 @@ def _scan(fn: ast.AST, nodes: list[ast.AST], env: dict[str, str], halves: bool, 
     return found, calls
 
 
-def narrow_exponentials(ctx: FileContext) -> list[RawFinding]:
+def _exponentials(ctx: FileContext) -> bool:
+    """Whether the file calls an exponential at all (else no load's width matters)."""
+    return any(isinstance(n, ast.Attribute) and n.attr in EXP_NAMES for n in ctx.nodes)
+
+
+_declared_memo: dict = {}  # the last file's declared dtypes: KN101 and its note read them once
+
+
+def half_loads(ctx: FileContext) -> str | None:
+    """Why loads are read as half ("the spec declares a half dtype", "no spec; the file
+    declares only bfloat16 (line 12)"), "" when they are not, None when nothing says (no
+    spec, and the file declares no dtype, or half and wide floats both)."""
+    if ctx.spec is not None:
+        return "the spec declares a half dtype" if any(d in V.HALF_DTYPES for d in ctx.spec.dtypes) else ""
+    key = (ctx.path, id(ctx.tree))
+    if key not in _declared_memo:
+        _declared_memo.clear()
+        _declared_memo[key] = declared_dtypes(ctx.tree, ctx.module.kernels, ctx.aliases)
+    declared = _declared_memo[key]
+    floats = [d for d in declared if d in V.FLOAT_DTYPES]
+    halves = [d for d in V.HALF_DTYPES if d in declared]
+    if not declared or (halves and len(halves) < len(floats)):
+        return None  # nothing declared, or half and wide floats both: which one a load reads is not told
+    return f"no spec; the file declares only {' and '.join(f'{d} (line {declared[d]})' for d in halves)}" if halves else ""
+
+
+def narrow_exponentials(ctx: FileContext, halves: str | None = None) -> list[RawFinding]:
     """Each kernel read from its annotations; each same-file helper it calls with a narrow
-    argument read again with those widths (a work list; each helper once per set of widths)."""
-    halves = bool(ctx.spec and any(d in V.HALF_DTYPES for d in ctx.spec.dtypes))
+    argument read again with those widths (a work list; each helper once per set of widths).
+    ``halves``: why loads are half ("" when not; None: ask ``half_loads``)."""
+    if not _exponentials(ctx):
+        return []
+    if halves is None:
+        halves = half_loads(ctx) or ""
     helpers = {n.name: n for n in ctx.tree.body if isinstance(n, FUNCTION_DEFS)}
     work = [(fn, _annotated_env(fn), "") for fn, _flavour in ctx.module.kernels.values()]
     seen, out = set(), {}
@@ -165,6 +198,20 @@ def narrow_exponentials(ctx: FileContext) -> list[RawFinding]:
             out.setdefault((f.line, f.col), f)
         work.extend(calls)
     return [out[k] for k in sorted(out)]
+
+
+def undecided_loads(ctx: FileContext) -> str | None:
+    """One note when an exponential is fed a loaded value whose width nothing tells (no spec;
+    the file declares no dtype, or half and fp32 both): KN101 would report it were it half."""
+    if not ctx.module.kernels or not _exponentials(ctx) or half_loads(ctx) is not None:
+        return None
+    known = {(f.line, f.col) for f in narrow_exponentials(ctx, "")}
+    unsure = [f for f in narrow_exponentials(ctx, "?") if (f.line, f.col) not in known]
+    if not unsure:
+        return None
+    return (f"{ctx.path}: AU015 KN101 cannot tell the dtype loaded for the exponential at line {unsure[0].line}"
+            f"{f' (and {len(unsure) - 1} more)' if len(unsure) > 1 else ''}: no spec found, and the file declares "
+            "no dtype or both half and wide ones; pass --spec")
 
 
 def _parents(nodes: list[ast.AST]) -> dict[int, ast.AST]:

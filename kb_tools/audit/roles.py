@@ -23,7 +23,7 @@ KERNEL_FRAMEWORKS = ("pypto", "pypto_pro", "triton", "tilelang")
 ROLES = (IMPL, GOLDEN, TEST, THIRD_PARTY)
 
 
-def _golden_name(name: str) -> bool:
+def is_golden_name(name: str) -> bool:
     return name.startswith("golden") or (name.endswith("_golden") and not name.startswith("_"))
 
 
@@ -39,7 +39,7 @@ def _test_function(node: ast.AST, module: ModuleInfo) -> bool:
     """A ``test_*`` or ``*_test`` function that is neither a kernel nor a golden: a ``@pl.jit
     def hc_pre_test(...)`` is device code and ``golden_rms_norm_test`` its reference, each
     named after the test kernel it serves."""
-    return is_test_name(node.name) and not _golden_name(node.name) and not jit_flavour(node, module.aliases)
+    return is_test_name(node.name) and not is_golden_name(node.name) and not jit_flavour(node, module.aliases)
 
 
 def _defines_kernel(module: ModuleInfo) -> bool:
@@ -76,7 +76,7 @@ def file_roles(path: str, tree: ast.Module, module: ModuleInfo) -> frozenset[str
             (isinstance(n, ast.ClassDef) and n.name.startswith("Test")) or (not isinstance(n, ast.ClassDef) and _test_function(n, module))
             for n in tops):
         roles.add(TEST)
-    if _golden_name(stem) or (not roles and any(not isinstance(n, ast.ClassDef) and _golden_name(n.name) for n in tops)
+    if is_golden_name(stem) or (not roles and any(not isinstance(n, ast.ClassDef) and is_golden_name(n.name) for n in tops)
                               and not _defines_kernel(module) and not imports_framework(module.aliases)):
         roles.add(GOLDEN)
     if _third_party_name(stem) or (not roles and any(not isinstance(n, ast.ClassDef) and _third_party_name(n.name) for n in tops)):

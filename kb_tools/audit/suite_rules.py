@@ -3,7 +3,9 @@
 * TS101 (sample-driver-vs-delivery): no test reaches the delivered wrapper (a ``*_wrapper``,
   a name imported from the spec's wrapper module or any ``*_wrapper``/``wrappers``/``_impl``
   module) or a kernel launch, directly or through same-file helpers; a test file holding no
-  test whose kernel runs only when the file is run as a script (a ``__main__`` launch).
+  test whose kernel runs only when the file is run as a script (a ``__main__`` launch); a
+  test file with nothing of the delivery in sight whose tests run an operator's golden and
+  library code only (``golden_only``), whether or not its folder holds the implementation.
 * TS102 (tolerance-coverage): a comparison by bare ``allclose``/``isclose``/``assert_allclose``,
   whose default tolerances are nobody's criterion (``assert_close``'s per-dtype defaults are
   one; a negated comparison asserts a difference and is not judged).
@@ -16,6 +18,7 @@
 * TS105 (numerical-error-localisation, a warning): a test draws random inputs and no seed
   holds for it (in the test or what it calls, at module level, in a fixture or setup hook,
   or in a conftest.py above); a seed in another test does not count.
+* TS106 (tolerance-coverage): floating outputs compared bit for bit (``exact_compare``).
 
 The family judges operator tests only (``operator_test``): a library's own unit tests,
 with mocks and no kernel, are left alone.
@@ -24,6 +27,7 @@ with mocks and no kernel, are left alone.
 from __future__ import annotations
 
 import ast
+import builtins
 import dataclasses
 import re
 from fnmatch import fnmatchcase
@@ -31,11 +35,13 @@ from functools import lru_cache
 from pathlib import Path
 
 from kb_tools.audit.casts import dtype_name
+from kb_tools.audit.exact_compare import exact_comparisons
 from kb_tools.audit.family_context import FileContext
 from kb_tools.audit.findings import RawFinding, call_pos
 from kb_tools.audit.module import FUNCTION_DEFS, launch_target
 from kb_tools.audit.names import dotted, qualname
-from kb_tools.audit.roles import imports_framework, is_test_name
+from kb_tools.audit.golden_rules import defines_kernels
+from kb_tools.audit.roles import imports_framework, is_golden_name, is_test_name
 from kb_tools.kb import vocabulary as V
 from kb_tools.numerics import tolerances as tol
 
@@ -136,6 +142,78 @@ def misses_wrapper(ctx: FileContext) -> list[RawFinding]:
         f"none of {len(tests)} tests calls {', '.join(sorted(targets | launchers)[:3])}"
     first = tests[0]
     return [RawFinding(first.lineno, first.col_offset, "TS101", f"no test reaches the delivered wrapper or its kernel: {what}")]
+
+
+LIBRARY_ROOTS = frozenset({"torch", "numpy", "pytest", "math", "random", "itertools", "functools", "unittest", "typing",
+                           "os", "sys", "pathlib", "json", "time", "copy", "re", "collections", "dataclasses", "contextlib",
+                           "warnings", "logging", "tempfile", "operator", "statistics", "scipy", "einops", "hypothesis"})
+MAX_SIBLINGS = 200  # files of a test's folder read for an implementation
+
+
+def _golden_call(node: ast.AST) -> str | None:
+    """The name of an operator's golden a call names (``golden_relu``, ``relu_golden``)."""
+    if isinstance(node, ast.Call):
+        last = (dotted(node.func) or [""])[-1]
+        if is_golden_name(last) and last != "golden":
+            return last
+    return None
+
+
+def _runs_only_known_code(test: ast.AST, functions: dict[str, ast.AST], aliases: dict[str, str]) -> bool:
+    """Whether every call a test makes, itself or through same-file functions, is to a library
+    (torch, numpy, pytest, the standard library), a builtin or a golden: then nothing it runs
+    can be the delivery. A call of a parameter, a local callable, a class or an imported name
+    from elsewhere may be, and so is not known."""
+    work, seen = [test], {test.name}
+    while work:
+        for node in ast.walk(work.pop()):
+            if not isinstance(node, ast.Call) or _golden_call(node):
+                continue
+            parts = dotted(node.func)
+            if parts is None:
+                return False  # kernel[grid](...), factory(n)(...)
+            head = parts[0]
+            if len(parts) == 1 and head in functions:
+                if head not in seen:
+                    seen.add(head)
+                    work.append(functions[head])
+            elif head in aliases:
+                if aliases[head].split(".")[0] not in LIBRARY_ROOTS:
+                    return False
+            elif len(parts) == 1 and not hasattr(builtins, head):
+                return False
+    return True
+
+
+@lru_cache(maxsize=512)
+def folder_implementation(folder: Path) -> str | None:
+    """A file beside the tests that holds the implementation (a ``*_wrapper``/``*_impl`` module,
+    or one that imports a kernel framework and decorates a ``jit``), by name."""
+    try:
+        siblings = sorted(p for p in folder.iterdir() if p.suffix == ".py")[:MAX_SIBLINGS]
+    except OSError:
+        return None
+    return next((p.name for p in siblings if p.stem.endswith(("_wrapper", "_impl")) or defines_kernels(p)), None)
+
+
+def golden_only(ctx: FileContext) -> list[RawFinding]:
+    """TS101 for a test file with no kernel, framework, wrapper or spec in sight: its tests
+    call an operator's golden and nothing that could be the delivery, whether or not the
+    folder holds the implementation."""
+    if not any("golden" in name for pair in ctx.aliases.items() for name in pair) and not any(
+            isinstance(n, FUNCTION_DEFS) and "golden" in n.name for n in ctx.tree.body):
+        return []  # no golden imported or defined: nothing to call one
+    tests = collect_tests(ctx.tree, ctx.module.kernels)
+    golden = next((g for g in (_golden_call(n) for n in ctx.nodes if isinstance(n, ast.Call)) if g), None)
+    if not tests or golden is None:
+        return []
+    functions = {n.name: n for n in ctx.tree.body if isinstance(n, FUNCTION_DEFS)}
+    if not all(_runs_only_known_code(t, functions, ctx.aliases) for t in tests):
+        return []
+    beside = folder_implementation(Path(ctx.path).resolve().parent)
+    where = f"`{beside}` beside it, which no test runs" if beside else "the folder holds no implementation"
+    return [RawFinding(tests[0].lineno, tests[0].col_offset, "TS101", f"no test reaches the delivered wrapper or its kernel: "
+                       f"the tests run the golden `{golden}` and library code only ({where})")]
 
 
 def _number(expr: ast.AST) -> float | None:
@@ -420,8 +498,48 @@ def operator_test(ctx: FileContext) -> bool:
                 or imports_framework(ctx.aliases))
 
 
+def _reached_functions(test: ast.AST, functions: dict[str, ast.AST]) -> list[ast.AST]:
+    """The test and the same-file functions it names, directly or through each other."""
+    out, work, seen = [], [test], {test.name}
+    while work:
+        fn = work.pop()
+        out.append(fn)
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Name) and node.id in functions and node.id not in seen:
+                seen.add(node.id)
+                work.append(functions[node.id])
+    return out
+
+
+_exact_memo: dict = {}  # the last file's TS106 result: the findings and the note read it once
+
+
+def _exact(ctx: FileContext) -> tuple[list[RawFinding], int | None]:
+    key = (ctx.path, id(ctx.tree))
+    if key not in _exact_memo:
+        functions = {n.name: n for n in ctx.tree.body if isinstance(n, FUNCTION_DEFS)}
+        _exact_memo.clear()
+        _exact_memo[key] = exact_comparisons(ctx, collect_tests(ctx.tree, ctx.module.kernels),
+                                             lambda t: _reached_functions(t, functions))
+    return _exact_memo[key]
+
+
+def float_exact_comparisons(ctx: FileContext) -> list[RawFinding]:
+    return _exact(ctx)[0]
+
+
+def undecided_compares(ctx: FileContext) -> str | None:
+    """One note when an exact comparison's dtype cannot be told (no spec, nothing declared);
+    read after ``check_test`` (families.py runs it first), from what it found."""
+    judged = _exact_memo.get((ctx.path, id(ctx.tree)))  # check_test has run: an operator test has its result here
+    line = judged[1] if judged else None
+    return None if line is None else (f"{ctx.path}: AU015 TS106 cannot tell the dtype compared exactly at line {line}: "
+                                      "no spec found and the test declares no single kind of dtype; pass --spec")
+
+
 def check_test(ctx: FileContext) -> list[RawFinding]:
     ctx = _importorskip_aliases(ctx)
     if not operator_test(ctx):
-        return []
-    return [*misses_wrapper(ctx), *bare_comparisons(ctx), *loose_tolerances(ctx), *untested_dtypes(ctx), *unseeded_random(ctx)]
+        return golden_only(ctx)
+    return [*misses_wrapper(ctx), *bare_comparisons(ctx), *loose_tolerances(ctx), *untested_dtypes(ctx), *unseeded_random(ctx),
+            *float_exact_comparisons(ctx)]
