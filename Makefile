@@ -10,11 +10,13 @@ TORCH  ?= torch==2.13.0
 setup: $(STAMP)
 
 # Idempotent: the venv is made once; torch (the CPU wheel these machines carry) only when
-# the venv has none; the package again only when pyproject.toml changed.
+# the venv has none; the package again only when pyproject.toml changed. The comparison loops
+# are compiled once there (numba's cache), as an install builds an extension.
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install -q "$(TORCH)"
 	$(BIN)/python -m pip install -q -e ".[test]"
+	$(BIN)/python -m kb_tools.numerics.precompile
 	@touch $(STAMP)
 
 # The main job: selections and usage skeletons for the catalog, the executed notebooks,
