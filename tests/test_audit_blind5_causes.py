@@ -1,7 +1,8 @@
-"""The general causes of the false findings on blind batch 5 (Liger-Kernel's Ascend backend,
+"""The general causes of the false and missed findings on blind batch 5 (Liger-Kernel's Ascend backend,
 issue 24), each as good and bad code: a helper parameter annotated as a Python number keeps
 that kind whatever the caller passes, a launch grid holds numbers, and two bare names ordered
-in a branch's test are sizes, not tensors."""
+in a branch's test are sizes, not tensors, and a torch.empty written into a launch's arguments
+is a scratch buffer."""
 
 from __future__ import annotations
 
@@ -73,3 +74,18 @@ def test_two_names_ordered_in_a_branch_test_are_sizes():
             return out
         """
     assert (2, "WB106") in codes(bad)
+
+
+def test_a_torch_empty_written_into_a_launch_argument_is_scratch():
+    bad = """\
+        def w(x, out, n, label, has_label):
+            k[(1,)](x, out, label if has_label else torch.empty(1, device=x.device), n)
+            return out
+        """
+    assert codes(bad) == [(2, "WB104")]
+    good = """\
+        def w(x, out, n, label):
+            k[(1,)](x, out, label, n)
+            return out
+        """
+    assert codes(good) == []
