@@ -89,3 +89,23 @@ def test_a_torch_empty_written_into_a_launch_argument_is_scratch():
             return out
         """
     assert codes(good) == []
+
+
+def test_arithmetic_spanning_lines_is_told_at_its_operators_line():
+    bad = """\
+        def w(x, out, n, t):
+            y = (
+                x
+                - out
+            ) / t
+            k[(1,)](y, out, n, 1)
+            return out
+        """
+    assert codes(bad) == [(4, "WB107"), (5, "WB107")]  # `-` on line 4, `/` on line 5, not the `(` on line 2
+    one_line = """\
+        def w(x, out, n, t):
+            y = (x - out) / t
+            k[(1,)](y, out, n, 1)
+            return out
+        """
+    assert codes(one_line) == [(2, "WB107"), (2, "WB107")]
