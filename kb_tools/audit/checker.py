@@ -337,7 +337,9 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
     def e_BinOp(self, e):
         kinds = (flat(self.expr(e.left)), flat(self.expr(e.right)))
         if T in kinds:
-            self.emit((e.lineno, e.col_offset), "WB107", f"tensor arithmetic on the host ({type(e.op).__name__})")
+            # an operation spanning lines sits on its operator's line: the right operand's (`a\n - b`)
+            pos = (e.lineno, e.col_offset) if e.left.end_lineno == e.right.lineno else (e.right.lineno, 0)
+            self.emit(pos, "WB107", f"tensor arithmetic on the host ({type(e.op).__name__})")
             return T
         return join(*kinds)
 

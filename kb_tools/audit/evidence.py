@@ -84,6 +84,7 @@ def _reads_metadata(node) -> bool:
 
 # Integer idioms a wrapper applies to Python numbers, not to tensors.
 INTEGER_OPS = (ast.FloorDiv, ast.Mod, ast.Pow, ast.LShift, ast.RShift)
+ORDERING_OPS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
 def _takes_python_numbers(func, aliases: dict[str, str]) -> bool:
@@ -112,13 +113,19 @@ def python_number_uses(nodes: list, aliases: dict[str, str]) -> set[str]:
     ``(end - start) // step``), as shapes or counts (``torch.empty(m, n)``, ``triton.cdiv(n, b)``), as a bare
     condition (``if rotate``), or with an int-only method (``chunk_size.bit_length()``).
     ``nodes``: the function's, in ``ast.walk`` order."""
-    scalars = set()
+    scalars, packed = set(), {}
     for node in nodes:
         if isinstance(node, ast.Assign) and _reads_metadata(node.value):
             for target in node.targets:
                 scalars.update(n.id for n in walk_nodes(target) if isinstance(n, ast.Name))
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Tuple):
+            packed.update((t.id, node.value.elts) for t in node.targets if isinstance(t, ast.Name))
     found = set()
     for node in nodes:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):  # K[grid](...): a grid holds numbers
+            grid = node.func.slice
+            elts = grid.elts if isinstance(grid, ast.Tuple) else packed.get(getattr(grid, "id", None), [])
+            found.update(n for e in elts for n in _arithmetic_names(e))
         pairs = []
         if isinstance(node, ast.BinOp):
             pairs = [(node.left, node.right), (node.right, node.left)]
@@ -133,6 +140,10 @@ def python_number_uses(nodes: list, aliases: dict[str, str]) -> set[str]:
             tests = node.test.values if isinstance(node.test, ast.BoolOp) else [node.test]
             found.update(t.operand.id if isinstance(t, ast.UnaryOp) else t.id for t in tests
                          if isinstance(t, ast.Name) or isinstance(t, ast.UnaryOp) and isinstance(t.operand, ast.Name))
+            for t in tests:  # `if block >= n:` orders two sizes (a host branch on tensors would be a data read)
+                if isinstance(t, ast.Compare) and all(isinstance(op, ORDERING_OPS) for op in t.ops) \
+                        and all(isinstance(o, ast.Name) for o in [t.left, *t.comparators]):
+                    found.update(o.id for o in [t.left, *t.comparators])
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in tb.INT_METHODS \
                 and isinstance(node.func.value, ast.Name):
             found.add(node.func.value.id)

@@ -49,15 +49,17 @@ class KindFlow:
         positional = a.posonlyargs + a.args
         defaults = dict(zip([p.arg for p in positional[len(positional) - len(a.defaults):]], a.defaults))
         defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
-        env = {}
+        env, annotated = {}, set()  # a scalar annotation (`n: int`) holds whatever a caller passes
         for p in positional + a.kwonlyargs:
             kind = declared_kind(p.arg, p.annotation, defaults.get(p.arg))
             env[p.arg] = T if kind == U and p.arg in evidence else kind
+            if p.annotation is not None and kind in (P, S):
+                annotated.add(p.arg)
         for p in (a.vararg, a.kwarg):
             if p is not None:
                 env[p.arg] = U
         for name, kind in given.items():
-            if name in env and kind != U and not metadata_name(name):
+            if name in env and kind != U and not metadata_name(name) and name not in annotated:
                 env[name] = kind
         return env
 

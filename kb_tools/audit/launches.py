@@ -8,8 +8,11 @@ from __future__ import annotations
 import ast
 
 from kb_tools.audit.buffers import same_buffer
+from kb_tools.audit.evidence import torch_name
+from kb_tools.audit.findings import method_pos
 from kb_tools.audit.kinds import K, U
 from kb_tools.audit.module import launch_target
+from kb_tools.audit.names import qualname
 
 BLAMED_ZERO = -1  # a path already reported as returning without a launch
 
@@ -57,7 +60,22 @@ class LaunchCounting:
             self.one_kernel(call, pos)
         self.launch_sites.add(pos)
         self.counts = _launch(before)
+        self.unbound_empties(call)
         return U
+
+    def unbound_empties(self, call) -> None:
+        """A ``torch.empty`` written straight into a launch's arguments (``x if c else
+        torch.empty(1)``, a dummy pointer) is bound to no name, so never returned: scratch."""
+        stack = [*call.args, *(k.value for k in call.keywords)]
+        while stack:
+            arg = stack.pop()
+            if isinstance(arg, ast.IfExp):
+                stack += [arg.body, arg.orelse]
+            elif isinstance(arg, ast.Call) and torch_name(qualname(arg.func, self.aliases)) == "empty":
+                pos = method_pos(arg.func) if isinstance(arg.func, ast.Attribute) else (arg.lineno, arg.col_offset)
+                places = self.frame.empties.setdefault("a launch argument", [])
+                if pos not in places:
+                    places.append(pos)
 
     def relaunch(self, call) -> None:
         """A call back into a function on the walk's stack that launches (recursion): one more
