@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
+import sys
 
 from conftest import REPO
 
@@ -17,7 +17,7 @@ def test_the_rerun_command_names_the_folder_from_the_repository_root(tmp_path, m
     (repo / "ops").mkdir(parents=True)
     spec = re.sub(r"(?m)^wrapper:.*\n", "", (REPO / "ops" / "bernoulli.yaml").read_text())
     (repo / "ops" / "bernoulli.yaml").write_text(spec)
-    kbt = [str(REPO / ".venv" / "bin" / "kbt") if (REPO / ".venv" / "bin" / "kbt").exists() else shutil.which("kbt")]
+    kbt = [sys.executable, "-m", "kb_tools"]  # this interpreter's kbt, wherever the venv lies
     for command in ("select", "usage"):
         subprocess.run([*kbt, command, "ops/bernoulli.yaml", "-o", "build/bernoulli"], cwd=repo, check=True,
                        capture_output=True, timeout=120, env={**os.environ, "OPKB_ROOT": str(REPO)})
