@@ -144,6 +144,7 @@ def _assert_unmodified_once_idle(page, name: str) -> None:
     page.wait_for_timeout(1000)  # the kernel's language_info reaches the notebook's metadata
     tab = page.locator(".lm-DockPanel .lm-TabBar-tab", has_text=name).first
     assert "jp-mod-dirty" not in tab.get_attribute("class"), f"the untouched {name} is marked modified"
+    assert "Jupyter news" not in page.inner_text("body"), "JupyterLab asks about its news feed"
 
 
 def test_make_lab_opens_a_review_as_a_notebook_and_a_module_in_the_editor(lab_page):

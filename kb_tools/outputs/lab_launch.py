@@ -6,9 +6,9 @@ start in notebooks/, :mod:`kb_tools.outputs.lab_contents` as the contents manage
 ``.py`` is served as a notebook, a plain module as a file), the frontend extension in
 ``labextensions/`` beside this module (a ``.py`` opens in the view the server serves it as: a
 review in jupytext's notebook view, kb_tools/cli.py in the editor; its source is labextension/
-at the repository's top, ``make lab-extension`` rebuilds it), and one JupyterLab setting written
+at the repository's top, ``make lab-extension`` rebuilds it), and two JupyterLab settings written
 as ``overrides.json`` into the application settings folder: the python3 kernel started without
-the Select Kernel dialog. Kernels talk over encrypted sockets and the torch profiler stays quiet.
+the Select Kernel dialog, and no "receive official Jupyter news?" question (nor a news request). Kernels talk over encrypted sockets and the torch profiler stays quiet.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ import os
 import sys
 from pathlib import Path
 
-SETTINGS = {"@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": True}}
+SETTINGS = {"@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": True},
+            "@jupyterlab/apputils-extension:notification": {"fetchNews": "false"}}
 EXTENSIONS = Path(__file__).resolve().parent / "labextensions"  # built, committed: make lab needs no node
 
 
