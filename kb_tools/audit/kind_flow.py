@@ -25,7 +25,7 @@ from kb_tools.audit.names import dotted
 def declared_kind(name: str, annotation, default) -> str:
     if annotation is not None:
         parts = dotted(annotation.value if isinstance(annotation, ast.Subscript) else annotation) or []
-        if parts and parts[-1] == "Tensor":
+        if parts and parts[-1].endswith("Tensor"):  # torch.Tensor and the typed torch.LongTensor, FloatTensor, ...
             return T
         if parts and parts[-1] in ("int", "float", "bool", "tuple", "list", "Sequence", "dtype", "device", "Size"):
             return P

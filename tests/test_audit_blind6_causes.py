@@ -1,0 +1,37 @@
+"""The general causes of the missed findings on blind batch 6 (Ascend/MindSpeed's Triton-Ascend
+operators and zwx2238/triton-ascend-examples, issue 24), each as good and bad code: a parameter
+annotated with a typed tensor class (``torch.LongTensor``) is a tensor, as ``torch.Tensor`` is."""
+
+from __future__ import annotations
+
+import textwrap
+
+from kb_tools.audit import audit_source
+
+HEAD = "import torch\nimport triton\n\n\n@triton.jit\ndef k(x, y, n, m):\n    pass\n\n\n"
+
+
+def codes(body: str) -> list[tuple[int, str]]:
+    result = audit_source(HEAD + textwrap.dedent(body), "w.py")
+    assert result.wrappers, "no wrapper found: the case proves nothing"
+    first = HEAD.count("\n")
+    return sorted((f.line - first, f.code) for f in result.findings)
+
+
+def test_a_parameter_annotated_with_a_typed_tensor_class_is_a_tensor():
+    bad = """\
+        def lens(cu: torch.LongTensor) -> torch.LongTensor:
+            return cu[1:] - cu[:-1]
+        def w(x, out, cu):
+            k[(1,)](x, out, lens(cu), 1)
+            return out
+        """
+    assert (2, "WB107") in codes(bad)  # the helper's slice arithmetic runs on the host at each call
+    good = """\
+        def lens(cu: int) -> int:
+            return cu - 1
+        def w(x, out, cu):
+            k[(1,)](x, out, lens(cu), 1)
+            return out
+        """
+    assert codes(good) == []
