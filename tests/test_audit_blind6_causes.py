@@ -1,6 +1,7 @@
 """The general causes of the missed findings on blind batch 6 (Ascend/MindSpeed's Triton-Ascend
 operators and zwx2238/triton-ascend-examples, issue 24), each as good and bad code: a parameter
-annotated with a typed tensor class (``torch.LongTensor``) is a tensor, as ``torch.Tensor`` is."""
+annotated with a typed tensor class (``torch.LongTensor``) is a tensor, as ``torch.Tensor`` is, and a method of a torch context object
+(``with torch_npu.profiler.profile(...) as prof: prof.step()``) is a torch call."""
 
 from __future__ import annotations
 
@@ -35,3 +36,31 @@ def test_a_parameter_annotated_with_a_typed_tensor_class_is_a_tensor():
             return out
         """
     assert codes(good) == []
+
+
+def test_a_method_of_a_torch_context_object_is_a_torch_call():
+    bad = """\
+        def w(x, out):
+            with torch.profiler.profile() as prof:
+                k[(1,)](x, out, 1, 1)
+                prof.step()
+            return out
+        """
+    assert (4, "WB113") in codes(bad)  # the profiler's step runs on the host at each call
+    good = """\
+        def w(x, out, ctx):
+            with ctx as prof:
+                k[(1,)](x, out, 1, 1)
+                prof.step()
+            return out
+        """
+    assert (4, "WB113") not in codes(good)  # a context the caller hands in is not torch's
+    rebound = """\
+        def w(x, out, ctx):
+            with torch.profiler.profile() as prof:
+                prof = ctx
+                k[(1,)](x, out, 1, 1)
+                prof.step()
+            return out
+        """
+    assert (5, "WB113") not in codes(rebound)

@@ -62,6 +62,7 @@ class Frame:
     empties: dict = field(default_factory=dict)  # name -> where it was bound to torch.empty(...), in this function
     flows: dict = field(default_factory=dict)  # name -> the names its value was made from
     returned: set = field(default_factory=set)  # names its returns are made from
+    torch_objects: set = field(default_factory=set)  # names bound by `with torch....(...) as name` (a profiler, ...)
 
 
 class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
@@ -190,6 +191,9 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
                 kind = self.expr(item.context_expr)
                 if item.optional_vars is not None:
                     self.bind(item.optional_vars, U if kind == P else kind)
+                    if isinstance(item.optional_vars, ast.Name) and isinstance(item.context_expr, ast.Call) \
+                            and not is_tensor(kind) and torch_name(qualname(item.context_expr.func, self.aliases)):
+                        self.frame.torch_objects.add(item.optional_vars.id)  # its methods are torch calls
             self.block(s.body)
         elif isinstance(s, (ast.Try, ast.TryStar)):
             self.try_(s)

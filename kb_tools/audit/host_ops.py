@@ -98,6 +98,10 @@ class HostOperations:
             self.args(e)
             self.emit(method_pos(func), "WB108", f".{attr}() in the wrapper: synchronisation belongs to the caller", attr)
             return P
+        if isinstance(func.value, ast.Name) and func.value.id in self.frame.torch_objects:
+            self.args(e)  # prof.step() of `with torch_npu.profiler.profile(...) as prof` is a torch call
+            self.emit(method_pos(func), "WB113", f".{attr}() of a torch object; torch.empty is the only torch call a wrapper may make", attr)
+            return U
         paired, self.pair_contiguous = self.pair_contiguous, False
         pairing = attr == "contiguous" and isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Attribute) \
             and func.value.func.attr in tb.LAYOUT_METHODS - {"contiguous"}

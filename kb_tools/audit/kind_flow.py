@@ -93,6 +93,7 @@ class KindFlow:
     def bind(self, target, kind) -> None:
         if isinstance(target, ast.Name):
             name = target.id
+            self.frame.torch_objects.discard(name)
             if metadata_name(name) and kind != K:
                 kind = P
             elif kind == U and name in self.frame.evidence:
