@@ -2,7 +2,8 @@
 operators and zwx2238/triton-ascend-examples, issue 24), each as good and bad code: a parameter
 annotated with a typed tensor class (``torch.LongTensor``) is a tensor, as ``torch.Tensor`` is; a
 method of a torch context object (``with torch_npu.profiler.profile(...) as prof: prof.step()``)
-is a torch call; a buffer returned only through a cast to another dtype is scratch."""
+is a torch call; a buffer returned only through a cast to another dtype is scratch; a name bound
+to different kernels on different branches is a choice among kernels."""
 
 from __future__ import annotations
 
@@ -83,3 +84,28 @@ def test_a_buffer_returned_only_through_a_cast_to_another_dtype_is_scratch():
             return out.to(x.dtype)
         """
     assert (3, "WB104") not in codes(good)  # a cast to the dtype of a tensor in hand hands `out` back
+
+
+def test_a_name_bound_to_different_kernels_on_branches_is_a_kernel_choice():
+    two = HEAD + "@triton.jit\ndef k2(x, y, n, m):\n    pass\n\n\n"
+    bad = """\
+        def w(x, out, n):
+            if n == 16:
+                fn = k
+            else:
+                fn = k2
+            fn[(1,)](x, out, n, 1)
+            return out
+        """
+    found = audit_source(two + textwrap.dedent(bad), "w.py").findings
+    assert [f.line - two.count("\n") for f in found if f.code == "WB109"] == [6]  # one of two kernels, picked on the host
+    good = """\
+        def w(x, out, n):
+            if n == 16:
+                fn = k
+            else:
+                fn = k
+            fn[(1,)](x, out, n, 1)
+            return out
+        """
+    assert not [f for f in audit_source(two + textwrap.dedent(good), "w.py").findings if f.code == "WB109"]

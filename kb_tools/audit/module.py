@@ -69,7 +69,8 @@ def _host_calls(fn, launchers: set[str], aliases: dict[str, str]) -> tuple[bool,
     several kernels) in one pass over ``fn``.
 
     Local kernels are ``@jit`` functions defined inside ``fn`` and names bound to a kernel
-    (``kernel = a_kernel if fp32 else b_kernel``). Calls inside lambdas and nested
+    (``kernel = a_kernel if fp32 else b_kernel``, or ``kernel = a_kernel`` and ``kernel = b_kernel`` on two
+    branches: a choice among them). Calls inside lambdas and nested
     functions are not the function's own: ``do_bench(lambda: op(x))`` launches nothing."""
     calls, local, bound = [], set(), []
     stack = [(node, True) for node in fn.body]
@@ -88,14 +89,15 @@ def _host_calls(fn, launchers: set[str], aliases: dict[str, str]) -> tuple[bool,
             calls.append(node)
         stack.extend([(child, own) for child in child_nodes(node)])
     known = launchers | local
-    choices = {}
+    picked: dict[str, set[str]] = {}  # a name bound to kernels, by one assignment or on several branches
     for node in bound:
-        kernels = sorted({n.id for n in walk_nodes(node.value) if isinstance(n, ast.Name) and n.id in known})
+        kernels = {n.id for n in walk_nodes(node.value) if isinstance(n, ast.Name) and n.id in known}
         if kernels:
             targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
             local.update(targets)
-            if len(kernels) > 1:
-                choices.update((t, tuple(kernels)) for t in targets)
+            for t in targets:
+                picked.setdefault(t, set()).update(kernels)
+    choices = {t: tuple(sorted(kernels)) for t, kernels in picked.items() if len(kernels) > 1}
     known = launchers | local
     launches = any(launch_target(c, known) for c in calls)
     names = {c.func.id for c in calls if isinstance(c.func, ast.Name)}
