@@ -27,7 +27,8 @@ def declared_kind(name: str, annotation, default) -> str:
         parts = dotted(annotation.value if isinstance(annotation, ast.Subscript) else annotation) or []
         if parts and parts[-1].endswith("Tensor"):  # torch.Tensor and the typed torch.LongTensor, FloatTensor, ...
             return T
-        if parts and parts[-1] in ("int", "float", "bool", "tuple", "list", "Sequence", "dtype", "device", "Size"):
+        if parts and parts[-1] in ("int", "float", "bool", "tuple", "list", "Sequence", "dtype", "device", "Size",
+                                   "dict", "Dict", "Mapping", "MutableMapping"):
             return P
         if parts == ["str"]:
             return S
