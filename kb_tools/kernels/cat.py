@@ -39,15 +39,18 @@ def cat_kernel(x0, x1, x2, x3, out_ptr, plan_ptr, WORD: tl.constexpr, CHUNK: tl.
         tl.store(out + dst + i, tl.load(base + src + i, mask=live), mask=live)
 
 
-def cat(tensors, plan, out_shape, *, backend: str):
+def cat(tensors, plan, out_shape, *, backend: str, fill=None):
     """Run ``plan`` (the page's blocks) over up to B_MAX contiguous inputs in one launch, after
-    checking that every block lies inside its input and the output."""
+    checking that every block lies inside its input and the output. ``fill``: a value the output
+    starts as, so that an element a wrong plan never writes shows (an empty output may by chance
+    hold the right bytes, freed by an earlier tensor of the same size)."""
     import torch
 
     if not 1 <= len(tensors) <= B_MAX:
         raise ValueError(f"need 1..{B_MAX} inputs, got {len(tensors)}")
     first = tensors[0]
-    out = torch.empty(out_shape, dtype=first.dtype, device=first.device)
+    out = (torch.empty(out_shape, dtype=first.dtype, device=first.device) if fill is None
+           else torch.full(out_shape, fill, dtype=first.dtype, device=first.device))
     for i, src, dst, n in plan:  # the kernel does not check addresses: a bad plan stops here
         if not (0 <= i < len(tensors) and 0 <= src and src + n <= tensors[i].numel() and 0 <= dst and dst + n <= out.numel()):
             raise ValueError(f"plan block ({i}, {src}, {dst}, {n}) reaches outside input {i} or the output")
