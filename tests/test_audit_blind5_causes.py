@@ -6,18 +6,7 @@ is a scratch buffer."""
 
 from __future__ import annotations
 
-import textwrap
-
-from kb_tools.audit import audit_source
-
-HEAD = "import torch\nimport triton\n\n\n@triton.jit\ndef k(x, y, n, m):\n    pass\n\n\n"
-
-
-def codes(body: str) -> list[tuple[int, str]]:
-    result = audit_source(HEAD + textwrap.dedent(body), "w.py")
-    assert result.wrappers, "no wrapper found: the case proves nothing"
-    first = HEAD.count("\n")
-    return sorted((f.line - first, f.code) for f in result.findings)
+from audit_cases import codes
 
 
 def test_a_helper_parameter_annotated_int_is_a_number_whatever_the_caller_passes():

@@ -9,16 +9,8 @@ from __future__ import annotations
 
 import textwrap
 
+from audit_cases import HEAD, codes
 from kb_tools.audit import audit_source
-
-HEAD = "import torch\nimport triton\n\n\n@triton.jit\ndef k(x, y, n, m):\n    pass\n\n\n"
-
-
-def codes(body: str) -> list[tuple[int, str]]:
-    result = audit_source(HEAD + textwrap.dedent(body), "w.py")
-    assert result.wrappers, "no wrapper found: the case proves nothing"
-    first = HEAD.count("\n")
-    return sorted((f.line - first, f.code) for f in result.findings)
 
 
 def test_a_parameter_annotated_with_a_typed_tensor_class_is_a_tensor():
