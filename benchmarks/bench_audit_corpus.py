@@ -118,6 +118,16 @@ def materialise_tree(repo: str, commit: str, mirror: Path, dest: Path) -> Path:
     return target
 
 
+def namesakes_lines(item: dict, labels: list[dict]) -> set[tuple[str, int]]:
+    """The lines of the other labelled functions of the same file and name (two classes' ``forward``):
+    the audit names a wrapper by (file, name), so a finding inside one namesake also names the
+    other; inside a namesake's lines it is that namesake's alone. A helper's line reached by both
+    stays with both."""
+    return {(other["path"], n) for other in labels if other is not item and other["repo"] == item["repo"]
+            and other["path"] == item["path"] and other["function"] == item["function"]
+            for n in range(other["lines"][0], other["lines"][1] + 1)}
+
+
 def score_tree(labels: list[dict], mirror: Path, dest: Path, policy: str, lenient: bool, details: bool,
                by_range: bool = False) -> dict:
     """Score a batch with ``reached`` labels on its repositories, each audited as one tree. A
@@ -141,6 +151,7 @@ def score_tree(labels: list[dict], mirror: Path, dest: Path, policy: str, lenien
             truth = own | {(r.rsplit(":", 1)[0], int(r.rsplit(":", 1)[1])) for r in item["reached"] if r not in strict_only}
             me = (str(root / item["path"]), item["function"])  # wrappers are named by (file, name): names repeat
             predicted = {(path, f.line) for path, other in by_file.items() for f in other.findings if me in f.reached_from}
+            predicted -= namesakes_lines(item, labels)
             if by_range:  # also any finding inside the function's lines, whichever wrapper it was made for
                 predicted |= {(item["path"], f.line) for f in (result.findings if result else []) if first <= f.line <= last}
             hit = bool(result) and item["function"] in result.wrappers
