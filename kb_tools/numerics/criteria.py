@@ -76,7 +76,8 @@ def _pair_criterion(name: str, dut, golden, dtype: str | None, with_metrics: boo
     work = chunks.work_dtype(torch, a, g)
     row = tol.mix_row(dtype)
     if onepass.supports(a, g):
-        s, sums = onepass.pair(a, g, work == torch.float64, row.rtol, row.atol, with_metrics)
+        stats = onepass.MIX_STATS if name == "mix_tolerance" else onepass.STAT_STATS
+        s, sums = onepass.pair(a, g, work == torch.float64, row.rtol, row.atol, with_metrics, stats)
         if name == "mix_tolerance":
             verdict = _mix_verdict(dtype, notes, a.numel(), row, int(s["matched"]), int(s["mismatched"]), s["max_err"])
         else:

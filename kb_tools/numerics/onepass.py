@@ -8,7 +8,8 @@ the metrics (when asked): first a loop that assumes every element finite and has
 that LLVM vectorises it tightly; its maximum difference shows whether a NaN, an inf or an
 overflow was there, and only such a block is done again by the loop with TTK's masks. The
 relative error is computed once, in TTK's working precision, for the criterion and the metrics.
-The extra memory is one row of partial results per 2^16 elements (``benchmarks/bench_compare.py``).
+A verdict alone computes only what it reads: mix_tolerance's loop has no division, stat_rel_err's
+no tolerance test (together in one loop they cost twice what each costs alone). The extra memory is one row of partial results per 2^16 elements (``benchmarks/bench_compare.py``).
 
 Decoding: float32 and float64 are read as they are, fp16 through the CPU's half conversion (its
 int16 bits), bf16 as the top half of a float32 (its uint16 bits), fp8 through a 256-entry table
@@ -21,8 +22,8 @@ Maxima of non-negative floats are kept as their bits, whose integer order is the
 (an integer maximum vectorises; a float one would need licences that also change NaN tests).
 
 Threads: the parts (2^16 elements each) are split among torch's thread count in contiguous runs,
-run without the GIL on a pool of Python threads (as ``kb_tools.memory.kernels`` does: numba's
-own parallel loop spins beside torch's OpenMP pool); each part has its own row and the rows are
+run without the GIL by the calling thread and a pool of Python threads (as ``kb_tools.memory.kernels``
+does: numba's own parallel loop spins beside torch's OpenMP pool); each part has its own row and the rows are
 added in order, so every figure is the same whatever the number of threads. Legs of other dtypes
 (integers, the float8 formats without arithmetic), devices other than the CPU and
 non-contiguous legs take the torch passes instead.
@@ -42,7 +43,7 @@ from numba.extending import intrinsic, overload
 
 from kb_tools.numerics import tolerances as tol
 
-POOL_MIN_ELEMENTS = 1 << 21  # smaller passes run on the calling thread (at 2^20 a second thread cost +40 % CPU)
+POOL_MIN_ELEMENTS = 1 << 20  # smaller passes run on the calling thread alone (a hand-off costs more than it saves)
 BITS_DTYPES = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")  # read through their bits
 DIRECT_DTYPES = ("float32", "float64")
 ULP_DTYPES = ("float64", "float32", "bfloat16", "float16")  # fp8 has no ULP metric
@@ -341,23 +342,58 @@ def _wide_bits(bits):
     return _f64_bits(_from_bits(bits))
 
 
-@numba.njit(**_FLAGS)
-def _pair_fast(xb, yb, xt, yt, rtol, atol, eps, shares):
-    """(matched, sum of relative errors, max error bits, max relative error bits, share counts) of
-    a block whose pairs are all finite; the max error bits reach inf's where one was not (or a
-    difference overflowed)."""
-    z = _zero_bits(rtol)
-    matched, total, max_e, max_rel = 0, 0.0, z, z
-    w = (0.0, z, np.int32(0), np.int32(0))
-    for i in range(xb.size):
-        a, g = _like(_decode(xb, xt, i), rtol), _like(_decode(yb, yt, i), rtol)
-        e, ag = abs(a - g), abs(g)
+def _within(e, ag, rtol, atol):
+    """1 where |a-g| <= atol + rtol·|g| (mix_tolerance's test), as int32; 0 when ``rtol`` is None
+    (mix_tolerance not asked: the loop then carries no test and no count)."""
+
+
+@overload(_within)
+def _within_impl(e, ag, rtol, atol):
+    if isinstance(rtol, types.NoneType):
+        return lambda e, ag, rtol, atol: np.int32(0)
+    return lambda e, ag, rtol, atol: np.int32(e <= ag * rtol + atol)
+
+
+def _rel_acc(acc, e, ag, eps, shares):
+    """(sum, max bits, share counts) of relative errors e / (|g| + eps), the share counts only when
+    ``shares`` holds their thresholds; ``acc`` unchanged when ``eps`` is None (no relative error
+    asked: the loop then has no division, the dearest operation in it)."""
+
+
+@overload(_rel_acc)
+def _rel_acc_impl(acc, e, ag, eps, shares):
+    if isinstance(eps, types.NoneType):
+        return lambda acc, e, ag, eps, shares: acc
+    if len(shares) == 0:
+        def plain(acc, e, ag, eps, shares):
+            rel = e / (ag + eps)
+            return acc[0] + np.float64(rel), max(acc[1], _bits(rel)), acc[2], acc[3]
+        return plain
+
+    def with_shares(acc, e, ag, eps, shares):
         rel = e / (ag + eps)
-        matched += e <= ag * rtol + atol
-        total += np.float64(rel)
-        max_e, max_rel = max(max_e, _bits(e)), max(max_rel, _bits(rel))
-        w = _rel_step(w, rel, shares)
-    return matched, total, max_e, max_rel, w[2], w[3]
+        return (acc[0] + np.float64(rel), max(acc[1], _bits(rel)), np.int32(acc[2] + (rel <= shares[0])),
+                np.int32(acc[3] + (rel <= shares[1])))
+    return with_shares
+
+
+@numba.njit(**_FLAGS)
+def _pair_fast(xb, yb, xt, yt, rtol, atol, eps, shares, like):
+    """(matched, sum of relative errors, max error bits, max relative error bits, share counts) of
+    a block whose pairs are all finite, in the working precision of ``like``; the max error bits
+    reach inf's where one was not (or a difference overflowed). Only what is asked is computed:
+    ``rtol`` None leaves matched 0, ``eps`` None the relative errors (the two are cheaper apart
+    than together: each alone vectorises as tightly as a plain read)."""
+    z = _zero_bits(like)
+    matched, max_e = np.int32(0), z  # a block's count fits in int32 (half the lanes of int64)
+    r = (0.0, z, np.int32(0), np.int32(0))
+    for i in range(xb.size):
+        a, g = _like(_decode(xb, xt, i), like), _like(_decode(yb, yt, i), like)
+        e, ag = abs(a - g), abs(g)
+        matched = np.int32(matched + _within(e, ag, rtol, atol))
+        max_e = max(max_e, _bits(e))
+        r = _rel_acc(r, e, ag, eps, shares)
+    return matched, r[0], max_e, r[1], r[2], r[3]
 
 
 @numba.njit(**_FLAGS)
@@ -432,10 +468,11 @@ def _with_rel(m, total, max_bits, w1, w2):
 
 
 @numba.njit(**_FLAGS)
-def _pair_part(x, y, xt, yt, p0, p1, rtol, atol, eps, limit, shares, out):
+def _pair_part(x, y, xt, yt, p0, p1, rtol, atol, eps, limit, shares, fast_rtol, fast_eps, out):
     """mix_tolerance's and stat_rel_err's statistics (working precision of ``rtol``), and the
     metrics when ``shares`` holds their bounds, of DUT ``x`` against golden ``y``: one row of
-    ``out`` per part p0..p1-1."""
+    ``out`` per part p0..p1-1. ``fast_rtol`` and ``fast_eps`` are ``rtol`` and ``eps``, or None
+    for a statistic nobody asked for (see :func:`_pair_fast`); a masked block computes all."""
     inf = _inf_bits(rtol)
     z = _zero_bits(rtol)
     metrics = len(shares) > 0
@@ -445,7 +482,7 @@ def _pair_part(x, y, xt, yt, p0, p1, rtol, atol, eps, limit, shares, out):
         m = _M0
         for lo in range(0, xs.size, BLOCK):
             xb, yb = xs[lo:lo + BLOCK], ys[lo:lo + BLOCK]
-            matched, total, max_e, max_rel, w1, w2 = _pair_fast(xb, yb, xt, yt, rtol, atol, eps, shares)
+            matched, total, max_e, max_rel, w1, w2 = _pair_fast(xb, yb, xt, yt, fast_rtol, atol, fast_eps, shares, rtol)
             if max_e < inf:
                 s = (s[0] + matched, s[1], s[2] + xb.size, s[3] + total, max(s[4], max_e), max(s[5], max_rel))
                 if metrics:
@@ -640,10 +677,10 @@ def _run(kernel, n: int, width: int, args) -> np.ndarray:
     def run(k):
         kernel(*head, cuts[k], cuts[k + 1], *tail, out)
 
-    if threads == 1:
-        run(0)
-    else:
-        list(_pool(threads).map(run, range(threads)))
+    others = [_pool(threads - 1).submit(run, k) for k in range(1, threads)] if threads > 1 else []
+    run(0)  # the calling thread takes the first run: one hand-off fewer than a pool of all the threads
+    for future in others:
+        future.result()
     return out
 
 
@@ -676,22 +713,33 @@ def _shares(work_is_f64: bool, metrics: bool) -> tuple:
     return tuple(below)
 
 
-def pair(dut, golden, work_is_f64: bool, rtol: float, atol: float, metrics: bool):
+MIX_STATS = ("matched", "mismatched", "max_err")  # what mix_tolerance's verdict reads
+STAT_STATS = ("mismatched", "sum_rel_w", "max_rel_w", "finite")  # what stat_rel_err's verdict and the metrics read
+
+
+def pair(dut, golden, work_is_f64: bool, rtol: float, atol: float, metrics: bool,
+         stats: tuple[str, ...] = PAIR_SLOTS):
     """(criterion statistics, metric sums or None) of DUT against golden, in one pass.
 
     Criterion statistics: ``matched`` (TTK's mix_tolerance elements, specials included),
     ``mismatched`` (NaN/inf disagreements), ``max_err`` over finite pairs, and stat_rel_err's
-    ``sum_rel_w``, ``max_rel_w`` and ``finite``, all in the working precision.
+    ``sum_rel_w``, ``max_rel_w`` and ``finite``, all in the working precision; only ``stats`` are
+    returned. Without the metrics the loop computes no more than ``stats`` need: ``MIX_STATS`` has
+    no division, ``STAT_STATS`` no tolerance test.
     """
     (x, xt), (y, yt) = _leg(dut), _leg(golden)
     w = lambda v: _work_scalar(work_is_f64, v)  # noqa: E731
+    fast_rtol = w(rtol) if metrics or "matched" in stats else None  # with the metrics, one loop for all
+    fast_eps = w(tol.REL_EPS) if metrics or {"sum_rel_w", "max_rel_w"} & set(stats) else None
     rows = _run(_pair_part, dut.numel(), len(PAIR_SLOTS) + _N_METRIC,
-                ((x, y, xt, yt), (w(rtol), w(atol), w(tol.REL_EPS), _limit(work_is_f64), _shares(work_is_f64, metrics))))
-    crit = _combine(rows[:, :len(PAIR_SLOTS)], PAIR_SLOTS)
+                ((x, y, xt, yt), (w(rtol), w(atol), w(tol.REL_EPS), _limit(work_is_f64), _shares(work_is_f64, metrics),
+                                  fast_rtol, fast_eps)))
+    whole = _combine(rows[:, :len(PAIR_SLOTS)], PAIR_SLOTS)
+    crit = {name: whole[name] for name in stats}
     if not metrics:
         return crit, None
     m = _combine(rows[:, len(PAIR_SLOTS):], METRIC_SLOTS)
-    m.update(finite=crit["finite"], special_mismatch=crit["mismatched"], ulp=_name(dut) in ULP_DTYPES)
+    m.update(finite=whole["finite"], special_mismatch=whole["mismatched"], ulp=_name(dut) in ULP_DTYPES)
     return crit, m
 
 

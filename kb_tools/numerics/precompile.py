@@ -28,7 +28,7 @@ def combinations() -> list[tuple[str, ...]]:
 
 
 def compile_one(names: tuple[str, ...]) -> tuple[str, ...]:
-    """Run the pass once on eight zeros of these dtypes, with and without metrics."""
+    """Run the pass once on eight zeros of these dtypes: each criterion's verdict alone, and with metrics."""
     import torch
 
     from kb_tools.numerics import chunks, onepass
@@ -36,10 +36,12 @@ def compile_one(names: tuple[str, ...]) -> tuple[str, ...]:
 
     legs = [torch.zeros(8, dtype=getattr(torch, name)) for name in names]
     work_is_f64 = chunks.work_dtype(torch, *legs) == torch.float64
-    for metrics in (False, True):
-        if len(legs) == 2:
-            onepass.pair(*legs, work_is_f64, 0.0, 0.0, metrics)
-        else:
+    if len(legs) == 2:
+        for stats in (onepass.MIX_STATS, onepass.STAT_STATS):
+            onepass.pair(*legs, work_is_f64, 0.0, 0.0, False, stats)
+        onepass.pair(*legs, work_is_f64, 0.0, 0.0, True)
+    else:
+        for metrics in (False, True):
             onepass.cross(*legs, work_is_f64, tol.SMALL_VALUE["float32"], metrics)
     return names
 
