@@ -149,6 +149,21 @@ def test_a_tolerance_is_held_to_the_dtype_it_runs_under(tmp_path):
     assert [f for f in audit(src, spec=spec).findings if f.code == "TS103"] == []
 
 
+def test_a_tolerance_is_held_to_the_gym_gate_mix_rows(tmp_path):
+    """gym_gate (the PyPTO-Pro samples' check) is TTK's mixed tolerance with mean gates on top:
+    a test looser than the mix row for its dtype is looser than the gate."""
+    spec_path = tmp_path / "add2.yaml"
+    spec_path.write_text((REPO / "tests" / "fixtures" / "audit_families" / "add2" / "ops" / "add2.yaml")
+                         .read_text().replace("float16: close", "float16: gym_gate").replace("float32: close", "float32: gym_gate"))
+    spec = load_spec(spec_path)  # gym_gate: float32 rtol 2^-10 (TTK's mix row), float16 2^-9
+    src = tmp_path / "test_add2.py"
+    src.write_text(PER_DTYPE.format(fp32_rtol="1e-2"))
+    findings = [f for f in audit(src, spec=spec).findings if f.code == "TS103"]
+    assert [(f.line, "for float32" in f.message) for f in findings] == [(13, True), (18, True)]
+    src.write_text(PER_DTYPE.format(fp32_rtol="1e-4"))
+    assert [f for f in audit(src, spec=spec).findings if f.code == "TS103"] == []
+
+
 SCRIPT_ONLY = """import torch
 import triton
 import triton.language as tl
