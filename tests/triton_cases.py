@@ -29,7 +29,7 @@ def _same_bits(a, b):
     return a.dtype == b.dtype and a.shape == b.shape and torch.equal(a.view(torch.uint8), b.view(torch.uint8))
 
 
-def _stale(n, dtype):
+def _sentinel(n, dtype):
     """n elements of ``dtype`` whose every byte is 0xA5 (neither 0 nor 1 in any dtype): an output
     a kernel must overwrite, where torch.empty may hand back memory that already holds zeros."""
     torch = _torch()
@@ -163,12 +163,12 @@ def bernoulli_modes():
     torch = _torch()
     launcher = fastpaths.BernoulliLauncher(backend=BACKEND)
     for dtype in (torch.float16, torch.bfloat16, torch.float64, torch.int8, torch.bool):
-        out = _stale(100, dtype)
+        out = _sentinel(100, dtype)
         launcher[None, 3](out, 100, 0.0, 1, 0, fastpaths.ZEROS)
         assert _same_bits(out, torch.zeros(100, dtype=dtype))
         launcher[None, 3](out, 100, 1.0, 1, 0, fastpaths.ONES)
         assert _same_bits(out, torch.ones(100, dtype=dtype))
-    draws = _stale(2000, torch.float32)
+    draws = _sentinel(2000, torch.float32)
     launcher[None, 4](draws, 2000, 0.3, 9, 4, fastpaths.RANDOM)
     assert set(draws.unique().tolist()) <= {0.0, 1.0} and abs(float(draws.mean()) - 0.3) < 5 * (0.21 / 2000) ** 0.5
     launcher[None, 1](torch.empty(0), 0, 0.5, 1, 0, fastpaths.RANDOM)
