@@ -93,7 +93,10 @@ except RuntimeError as exc:
 #
 # `add_one_kernel` loads a whole tile before it stores it, so `out is x` is safe. Given
 # `x = a[:-1]`, `out = a[1:]` — the call torch refuses — each program reads one element its
-# neighbour already wrote: the number of wrong elements is set by the tile size.
+# neighbour already wrote: the number of wrong elements is set by the tile size. That holds
+# where the programs run one after another, as in Triton's interpreter; on a device they run
+# at once and the count is also set by which program reaches its store first (it may be 0), so
+# there it is shown, not asserted.
 
 # %%
 N = 200
@@ -113,10 +116,12 @@ for backend in BACKENDS:
         a = on(backend, base.clone())
         inplace.add_one(a[:-1], a[1:], backend=backend, block=block)
         wrong_partial[backend, block] = int((a[1:].cpu() != base[:-1] + 1).sum())
+IN_ORDER = [b for b in KERNELS if b == "triton"]  # the interpreter runs program 0, then 1, ...: no race
 for (backend, block), wrong in wrong_partial.items():
     print(f"{backend:6s} partial overlap, tile {block:3d}: {wrong:3d} of {N - 1} elements wrong")
-    assert wrong > 0
-for backend in KERNELS:
+    if backend in IN_ORDER:
+        assert wrong > 0
+for backend in IN_ORDER:
     assert wrong_partial[backend, 16] != wrong_partial[backend, 64], "the answer should move with the tile"
 print("out is x: exact on", ", ".join(BACKENDS))
 

@@ -14,7 +14,8 @@ DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.uin
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("p", [0.0, 1.0, 0.5, 0.3])
 def test_values_are_exact_zero_one(dtype, p):
-    out = torch.full((33, 65), 5, dtype=dtype) if dtype != torch.bool else torch.zeros(33, 65, dtype=dtype)
+    # starts as neither 0 nor 1 (a bool as the other constant), so an element left unwritten fails
+    out = torch.full((33, 65), 5, dtype=dtype) if dtype != torch.bool else torch.full((33, 65), p == 0.0)
     bernoulli_(out, p, seed=11)
     values = out.to(torch.float64)
     assert set(values.unique().tolist()) <= {0.0, 1.0}
@@ -37,10 +38,16 @@ def test_empty_tensor_untouched():
     assert bernoulli_(out, 0.5, seed=1) is out and out.shape == (0, 4)
 
 
+# Outputs start as NaN, not torch.empty: an element a draw leaves unwritten then differs from
+# every other (NaN != NaN), where an empty output could hold the bytes of the draw freed before.
+def nans(*shape, dtype=torch.float32):
+    return torch.full(shape, math.nan, dtype=dtype)
+
+
 @pytest.mark.parametrize("p", [0.5, 0.2])
 def test_same_seed_offset_reproduces_and_changes_differ(p):
     def draw(seed, offset):
-        return bernoulli_(torch.empty(10_000), p, seed=seed, offset=offset).clone()
+        return bernoulli_(nans(10_000), p, seed=seed, offset=offset).clone()
 
     base = draw(7, 8)
     assert torch.equal(base, draw(7, 8))
@@ -50,16 +57,16 @@ def test_same_seed_offset_reproduces_and_changes_differ(p):
 
 @pytest.mark.parametrize("p", [0.5, 0.7])
 def test_alias_and_fallback_give_the_same_sample(p):
-    dense = bernoulli_(torch.empty(129, 77), p, seed=3, offset=4)
-    strided = torch.empty(77, 129).t()
+    dense = bernoulli_(nans(129, 77), p, seed=3, offset=4)
+    strided = nans(77, 129).t()
     assert choose_path(strided, p) == "fallback"
     bernoulli_(strided, p, seed=3, offset=4)
     assert torch.equal(dense, strided)
 
 
 def test_output_does_not_depend_on_tile():
-    a = bernoulli_(torch.empty(50_000, dtype=torch.float16), 0.3, seed=5, tile=256)
-    b = bernoulli_(torch.empty(50_000, dtype=torch.float16), 0.3, seed=5, tile=4096)
+    a = bernoulli_(nans(50_000, dtype=torch.float16), 0.3, seed=5, tile=256)
+    b = bernoulli_(nans(50_000, dtype=torch.float16), 0.3, seed=5, tile=4096)
     assert torch.equal(a, b)
 
 
