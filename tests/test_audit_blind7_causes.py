@@ -1,7 +1,9 @@
-"""The general cause of most false findings on blind batch 7 (fla's Triton-Ascend backend, issue
+"""The general causes of the disagreements on blind batch 7 (fla's Triton-Ascend backend, issue
 24), as good and bad code: a parameter annotated ``dict`` (a container of a launch's keyword
 arguments, ``kernel_kwargs: dict``) is a Python value, so storing an offset in it or reading it is
-not tensor work; a tensor parameter indexed the same way still is."""
+not tensor work; a tensor parameter indexed the same way still is. A helper defined on both
+branches of a module-level ``if`` (fla's ``custom_device_ctx``) runs one definition or the other:
+both are followed."""
 
 from __future__ import annotations
 
@@ -22,3 +24,31 @@ def test_a_dict_of_launch_arguments_is_a_python_value():
             k[(nt,)](kwargs, kwargs, nt, nt)
         """
     assert [line for line, _ in codes(bad)] == [2]  # the tensor's element write runs on the host
+
+
+def test_a_helper_defined_on_both_branches_of_a_module_level_if_is_followed_on_both():
+    bad = """\
+        if NEW_TORCH:
+            def device_ctx(i):
+                return torch.npu.device(i)
+        else:
+            def device_ctx(i):
+                return torch.cuda.device(i)
+        def w(x, y):
+            with device_ctx(x.device.index):
+                k[(1,)](x, y, 1, 1)
+            return y
+        """
+    assert [line for line, _ in codes(bad)] == [3, 6]  # either branch's device context runs at each call
+    good = """\
+        if NEW_TORCH:
+            def device_ctx(i):
+                return torch.npu.device(i)
+        def device_ctx(i):
+            return contextlib.nullcontext()
+        def w(x, y):
+            with device_ctx(x.device.index):
+                k[(1,)](x, y, 1, 1)
+            return y
+        """
+    assert codes(good) == []  # the later unconditional def replaces the first: only it runs

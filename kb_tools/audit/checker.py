@@ -532,14 +532,15 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         target = dec.func if isinstance(dec, ast.Call) else dec
         if not isinstance(target, (ast.Name, ast.Attribute)) or (found := self.defined(target)) is None:
             return
-        owner, factory = found
-        inner = around_call(factory)
-        if inner is None or self.on_stack(inner, owner) or len(self.frames) > MAX_HELPER_DEPTH:
-            return
-        saved = (self.env, self.counts, self.loop_depth)
-        self.walk(inner, {}, owner, (dec.lineno, dec.col_offset), name=target.id if isinstance(target, ast.Name)
-                  else target.attr, kind="decorator")
-        self.env, self.counts, self.loop_depth = saved
+        owner, found_factory = found
+        for factory in self.definitions(found_factory, owner):
+            inner = around_call(factory)
+            if inner is None or self.on_stack(inner, owner) or len(self.frames) > MAX_HELPER_DEPTH:
+                continue
+            saved = (self.env, self.counts, self.loop_depth)
+            self.walk(inner, {}, owner, (dec.lineno, dec.col_offset), name=target.id if isinstance(target, ast.Name)
+                      else target.attr, kind="decorator")
+            self.env, self.counts, self.loop_depth = saved
 
     def on_stack(self, fn, owner) -> Frame | None:
         """The frame walking ``fn`` already, if any. By file and position: a module reached
@@ -569,11 +570,24 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             if kw.arg:
                 given[kw.arg] = kind
         saved = (self.env, self.loop_depth)
-        frame = self.walk(fn, given, owner, (call.lineno, call.col_offset))
-        ends = frame.returns + ([P] if self.counts else [])
-        self.counts = frame.return_counts | self.counts
+        counts0, ends, counts = self.counts, [], []
+        variants = self.definitions(fn, owner)
+        self.helper_walks += len(variants) - 1
+        for variant in variants:  # one of them runs, as one branch of an `if` would
+            self.counts = counts0
+            frame = self.walk(variant, given, owner, (call.lineno, call.col_offset))
+            ends += frame.returns + ([P] if self.counts else [])
+            counts.append(frame.return_counts | self.counts)
+        self.counts = frozenset().union(*counts)
         self.env, self.loop_depth = saved
         return join(*ends) if ends else U
+
+    def definitions(self, fn, owner) -> tuple:
+        """Every def a call of ``fn``'s name may run: ``fn`` alone, or its def on each branch of
+        a module-level ``if`` (``ModuleInfo.variants``)."""
+        info = owner.info if owner is not None else self.module
+        variants = info.variants.get(fn.name, ())
+        return variants if fn in variants else (fn,)
 
     def walk(self, fn, given: dict, owner, called_at, name: str | None = None, kind: str = "helper") -> Frame:
         """Walk ``fn`` as a frame above the current one; ``owner`` (a module of the tree) when

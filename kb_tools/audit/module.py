@@ -54,6 +54,7 @@ class FunctionInfo:
     node: ast.FunctionDef | ast.AsyncFunctionDef
     top: bool  # defined at module level (callable from another function by bare name)
     closure: bool = False  # defined inside another function
+    conditional: bool = False  # a module-level def inside an ``if``/``try``/``with`` block
     direct_launch: bool = False
     calls: set[str] = field(default_factory=set)  # bare names of same-file functions it calls
     local_kernels: set[str] = field(default_factory=set)  # kernels defined or bound inside it
@@ -128,6 +129,18 @@ def _returns_kernel(fn, nodes: list, launchers: set[str], aliases: dict[str, str
                or isinstance(v, ast.Call) and (qualname(v.func, aliases) or "").endswith(".jit") for v in returned)
 
 
+def _variants(top: list[FunctionInfo]) -> dict[str, tuple]:
+    """The module-level definitions of each name that a call of it may run, where there is more
+    than one: a def on each branch of a module-level ``if`` (``if new_torch: def ctx(): ...
+    else: def ctx(): ...``). A def that a later unconditional def of the name replaces is not one."""
+    by_name: dict[str, list[FunctionInfo]] = {}
+    for f in top:
+        if not f.conditional:
+            by_name[f.name] = []  # replaces every earlier binding of the name
+        by_name.setdefault(f.name, []).append(f)
+    return {name: tuple(f.node for f in defs) for name, defs in by_name.items() if len(defs) > 1}
+
+
 class Segments:
     """The source text of a function, sliced by its line range, for cheap substring tests."""
 
@@ -160,6 +173,7 @@ class ModuleInfo:
             self.launchers |= {f.name for f in self.functions
                                if f.top and _returns_kernel(f.node, self.index.walk(f.node), self.launchers, self.aliases)}
         self.helpers = {f.name: f.node for f in self.functions if f.top}
+        self.variants = _variants([f for f in self.functions if f.top])
         self.info = {id(f.node): f for f in self.functions}
         self.evidence: dict[int, set[str]] = {}  # per function: names it uses as tensors (a cache)
         self._walk_launchers(text)
@@ -186,6 +200,9 @@ class ModuleInfo:
 
         pending = list(self.functions)
         by_name = {f.name: f for f in self.functions if f.top}
+        # what a call of a top-level name may run: its last def, or its def on each branch of an `if`
+        runs = {name: self.variants.get(name, (f.node,)) for name, f in by_name.items()}
+        named = {id(node) for nodes in runs.values() for node in nodes}
         callers: dict[str, list] = {}
         by_word: dict[str, list] | None = None  # after the first round: the words of each unwalked function
         while True:
@@ -205,8 +222,8 @@ class ModuleInfo:
             walked = {id(f) for f in walk}
             pending = [f for f in pending if id(f) not in walked]
             new = self._spread([f for f in walk if f.direct_launch or any(
-                c in by_name and id(by_name[c].node) in self.launching for c in f.calls)], by_name, callers)
-            cues = tuple(f.name for f in new if by_name.get(f.name) is f)
+                id(node) in self.launching for c in f.calls for node in runs.get(c, ()))], named, callers)
+            cues = tuple(f.name for f in new if id(f.node) in named)
             if not cues:  # nothing new to look for: no further function can launch
                 break
             if by_word is None and segments is not None:
@@ -215,16 +232,17 @@ class ModuleInfo:
                     for word in set(re.findall(r"\w+", text_of(f))):
                         by_word.setdefault(word, []).append(f)
 
-    def _spread(self, seeds: list, by_name: dict, callers: dict) -> list:
+    def _spread(self, seeds: list, named: set[int], callers: dict) -> list:
         """Mark ``seeds`` launching, then every function that calls a launching top-level
-        function by name (same-file helpers), each once; returns those newly marked."""
+        function by name (same-file helpers; ``named``: the ids of the defs a call by name may
+        run), each once; returns those newly marked."""
         new = []
         reached = [f for f in seeds if id(f.node) not in self.launching]
         self.launching.update(id(f.node) for f in reached)
         while reached:
             f = reached.pop()
             new.append(f)
-            if by_name.get(f.name) is not f:  # only a top-level function is called by its name
+            if id(f.node) not in named:  # only a top-level function is called by its name
                 continue
             for caller in callers.get(f.name, ()):
                 if id(caller.node) not in self.launching:
@@ -236,7 +254,7 @@ class ModuleInfo:
     def pl_kernels(self) -> list[ast.FunctionDef]:
         return [fn for fn, flavour in self.kernels.values() if flavour == "pl"]
 
-    def _scan(self, body, top: bool) -> None:
+    def _scan(self, body, top: bool, conditional: bool = False) -> None:
         for node in body:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 bind_import(node, self.aliases)
@@ -247,7 +265,7 @@ class ModuleInfo:
                 if flavour:
                     self.kernels[node.name] = (node, flavour)
                 else:
-                    self.functions.append(FunctionInfo(node, top))
+                    self.functions.append(FunctionInfo(node, top, conditional=conditional))
                     self._scan_nested(node)
             elif isinstance(node, ast.ClassDef):
                 self._scan(node.body, top=False)
@@ -256,10 +274,11 @@ class ModuleInfo:
                 if module:  # device_lib = getattr(torch, device); npu = torch.npu: a torch module by another name
                     self.aliases[node.targets[0].id] = module
             elif isinstance(node, (ast.If, ast.Try, ast.TryStar, ast.With)):
+                branch = conditional or not isinstance(node, ast.With)  # a with block's body always runs
                 for part in ("body", "orelse", "finalbody"):
-                    self._scan(getattr(node, part, []), top)
+                    self._scan(getattr(node, part, []), top, branch)
                 for handler in getattr(node, "handlers", []):
-                    self._scan(handler.body, top)
+                    self._scan(handler.body, top, branch)
 
     def _scan_nested(self, fn) -> None:
         """Host functions defined inside ``fn`` (a closure that launches is a wrapper too);
