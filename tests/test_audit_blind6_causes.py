@@ -3,7 +3,8 @@ operators and zwx2238/triton-ascend-examples, issue 24), each as good and bad co
 annotated with a typed tensor class (``torch.LongTensor``) is a tensor, as ``torch.Tensor`` is; a
 method of a torch context object (``with torch_npu.profiler.profile(...) as prof: prof.step()``)
 is a torch call; a name bound to different kernels on different branches is a choice among
-kernels."""
+kernels; a launching function (a closure, a lambda) handed to a helper that calls it
+(``profiler_wrapper(kernel_wrapper)``) launches where the helper calls it."""
 
 from __future__ import annotations
 
@@ -84,3 +85,32 @@ def test_a_name_bound_to_different_kernels_on_branches_is_a_kernel_choice():
         """
     assert not [f for f in audit_source(two + textwrap.dedent(good), "w.py").findings if f.code == "WB109"]
 
+
+
+def test_a_launching_callable_handed_to_a_helper_launches_where_the_helper_calls_it():
+    bad = """\
+        def bench(fn, *args):
+            for _ in range(10):
+                fn(*args)
+        def w(x, y):
+            k[(1,)](x, y, 1, 1)
+            def again():
+                k[(1,)](x, y, 1, 1)
+            bench(again)
+            bench(lambda: k[(1,)](x, y, 1, 1))
+            return y
+        """
+    assert codes(bad) == [(8, "WB110"), (9, "WB110")]  # each call of bench launches the kernel in its loop
+    good = """\
+        def bench(fn, *args):
+            for _ in range(10):
+                fn(*args)
+        def w(x, y):
+            k[(1,)](x, y, 1, 1)
+            def report():
+                print(x.shape)
+            bench(report)
+            bench(lambda: print(y.shape))
+            return y
+        """
+    assert codes(good) == []  # a callable that launches nothing launches nothing where it is called

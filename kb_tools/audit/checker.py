@@ -36,7 +36,7 @@ from kb_tools.audit.kinds import (
     merge_envs,
 )
 from kb_tools.audit.launches import LaunchCounting
-from kb_tools.audit.module import FUNCTION_DEFS
+from kb_tools.audit.module import FUNCTION_DEFS, launch_target
 from kb_tools.audit.names import bind_import, qualname, record_import
 
 MAX_HELPER_DEPTH = 8
@@ -63,6 +63,7 @@ class Frame:
     flows: dict = field(default_factory=dict)  # name -> the names its value was made from
     returned: set = field(default_factory=set)  # names its returns are made from
     torch_objects: set = field(default_factory=set)  # names bound by `with torch....(...) as name` (a profiler, ...)
+    local_defs: dict = field(default_factory=dict)  # name -> a function defined in its body (a closure)
 
 
 class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
@@ -211,6 +212,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             record_import(s, self.frame.imports)  # `from pkg import ops as o` in a body: o.f() is followed too
         elif isinstance(s, FUNCTION_DEFS):
             if s.name not in self.frame.kernel_names:  # a local kernel's body is device code
+                self.frame.local_defs[s.name] = s
                 self.nested_body(lambda: self.block(s.body))
         elif isinstance(s, ast.Delete):
             for target in s.targets:
@@ -562,11 +564,11 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         if params and params[0] in ("self", "cls"):
             params = params[1:]
         for i, a in enumerate(call.args):
-            kind = self.expr(a)
+            kind = self.launching_callable(a, self.expr(a))
             if i < len(params) and not isinstance(a, ast.Starred):
                 given[params[i]] = kind
         for kw in call.keywords:
-            kind = self.expr(kw.value)
+            kind = self.launching_callable(kw.value, self.expr(kw.value))
             if kw.arg:
                 given[kw.arg] = kind
         saved = (self.env, self.loop_depth)
@@ -581,6 +583,22 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         self.counts = frozenset().union(*counts)
         self.env, self.loop_depth = saved
         return join(*ends) if ends else U
+
+    def launching_callable(self, arg, kind):
+        """The kind a helper's parameter takes from ``arg``: a kernel (``K``) when ``arg`` is a
+        function that launches (a closure of this function, a helper of its file) or a lambda
+        whose body launches, so that the helper calling it (``profiler_wrapper(fn)``:
+        ``fn(*args)`` in a loop) launches there; else ``kind``."""
+        if kind != U:
+            return kind
+        if isinstance(arg, ast.Lambda):
+            names = self.module.launchers | self.frame.kernel_names
+            launches = any(isinstance(n, ast.Call) and launch_target(n, names) for n in ast.walk(arg.body))
+            return K if launches else kind
+        if isinstance(arg, ast.Name) and arg.id not in self.env:
+            fn = self.frame.local_defs.get(arg.id) or self.module.helpers.get(arg.id)
+            return K if fn is not None and self.module.launches(fn) else kind
+        return kind
 
     def definitions(self, fn, owner) -> tuple:
         """Every def a call of ``fn``'s name may run: ``fn`` alone, or its def on each branch of
