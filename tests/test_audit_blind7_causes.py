@@ -1,7 +1,9 @@
 """The general causes of the disagreements on blind batch 7 (fla's Triton-Ascend backend, issue
 24), as good and bad code: a parameter annotated ``dict`` (a container of a launch's keyword
 arguments, ``kernel_kwargs: dict``) is a Python value, so storing an offset in it or reading it is
-not tensor work; a tensor parameter indexed the same way still is. A helper defined on both
+not tensor work; a tensor parameter indexed the same way still is, and an element read out of the
+container keeps no Python kind of its own: a slice of it put back for the launch to unpack
+(``kernel_kwargs['chunk_indices'] = chunk_indices[a:b]``) is a slice of a tensor. A helper defined on both
 branches of a module-level ``if`` (fla's ``custom_device_ctx``) runs one definition or the other:
 both are followed."""
 
@@ -24,6 +26,31 @@ def test_a_dict_of_launch_arguments_is_a_python_value():
             k[(nt,)](kwargs, kwargs, nt, nt)
         """
     assert [line for line, _ in codes(bad)] == [2]  # the tensor's element write runs on the host
+
+
+def test_an_element_of_a_launch_argument_dict_sliced_for_the_launch_is_a_tensor():
+    bad = """\
+        def w(kernel_kwargs: dict, nt: int):
+            idx = kernel_kwargs.get('chunk_indices')
+            for off in range(0, nt, 2):
+                kernel_kwargs['chunk_indices'] = idx[off:off + 2]
+                kernel_kwargs['NT_OFFSET'] = off
+                k[(2,)](**kernel_kwargs)
+        def v(x, idx, nt):
+            kw = dict(x=x, n=nt)
+            kw['idx'] = idx[0:nt]
+            k[(1,)](**kw)
+        """
+    assert codes(bad) == [(4, "WB103"), (6, "WB110"), (9, "WB103")]  # each slice of the index tensor runs on the host
+    good = """\
+        def w(kernel_kwargs: dict, nt: int):
+            off = kernel_kwargs.get('NT_OFFSET')
+            kernel_kwargs['NT_OFFSET'] = off + nt
+            sizes = kernel_kwargs.get('sizes')[1:]
+            k[(nt,)](**kernel_kwargs)
+            return sizes
+        """
+    assert codes(good) == []  # a slice the launch never receives says nothing of its kind
 
 
 def test_a_helper_defined_on_both_branches_of_a_module_level_if_is_followed_on_both():

@@ -18,19 +18,27 @@ from kb_tools.audit.node_index import walk_nodes
 
 def tensor_evidence(fn, nodes: list, launchers: set[str], aliases: dict[str, str]) -> set[str]:
     """Names the function itself uses as tensors: metadata or a tensor-only method read
-    from them, a torch function called on them, or (parameters without a default that are
-    never used as Python numbers) passed to a kernel launch, directly or in a list that the
-    launch unpacks (``inputs = [x, w, out]; kernel(*inputs)``). ``nodes`` are ``fn``'s, in
-    ``ast.walk`` order (``NodeIndex.walk``)."""
+    from them, a torch function called on them, a slice of them handed to a launch, or
+    (parameters without a default that are never used as Python numbers) passed to a kernel
+    launch, directly or in a list that the launch unpacks (``inputs = [x, w, out]; kernel(*inputs)``).
+    ``nodes`` are ``fn``'s, in ``ast.walk`` order (``NodeIndex.walk``)."""
     names, launched = set(), set()
     no_default = _params_without_default(fn)
     packed: dict[str, list] = {}  # list and tuple literals bound to a name
+    keyed: dict[str, list] = {}  # the values put in a dict bound to a name (``dict(a=x)``, ``{'a': x}``, ``d['a'] = x``)
     derived: dict[str, str] = {}  # ``t = src.view(...)``: t is a tensor only if src is one
     for node in nodes:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
+                and isinstance(node.targets[0].value, ast.Name):
+            keyed.setdefault(node.targets[0].value.id, []).append(node.value)
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             target, value = node.targets[0].id, node.value
             if isinstance(value, (ast.List, ast.Tuple)):
                 packed[target] = value.elts
+            elif isinstance(value, ast.Dict):
+                keyed.setdefault(target, []).extend(value.values)
+            elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict":
+                keyed.setdefault(target, []).extend(kw.value for kw in value.keywords)
             elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
                     and isinstance(value.func.value, ast.Name) and value.func.attr in tb.TENSOR_TO_TENSOR:
                 derived[target] = value.func.value.id
@@ -53,6 +61,12 @@ def tensor_evidence(fn, nodes: list, launchers: set[str], aliases: dict[str, str
                     if isinstance(a, ast.Starred) and isinstance(a.value, ast.Name):
                         args += packed.get(a.value.id, [])
                 launched.update(a.id for a in args if isinstance(a, ast.Name))
+                # a slice handed to a kernel, as an argument or in the dict the launch unpacks
+                # (``kw['idx'] = idx[a:b]; k[g](**kw)``), is a slice of a tensor: a kernel takes no list
+                unpacked = [v for kw in node.keywords if kw.arg is None and isinstance(kw.value, ast.Name)
+                            for v in keyed.get(kw.value.id, ())]
+                names.update(a.value.id for a in args + unpacked if isinstance(a, ast.Subscript)
+                             and isinstance(a.slice, ast.Slice) and isinstance(a.value, ast.Name))
     for name in list(launched | names):  # what a launched view was made from was a tensor too
         seen = {name}
         while name in derived and derived[name] not in seen:

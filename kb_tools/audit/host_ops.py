@@ -10,7 +10,7 @@ import ast
 from kb_tools.audit import tables as tb
 from kb_tools.audit.evidence import torch_name
 from kb_tools.audit.findings import RawFinding, method_pos
-from kb_tools.audit.kinds import K, P, S, T, U, flat
+from kb_tools.audit.kinds import C, K, P, S, T, U, flat
 from kb_tools.audit.names import qualname
 
 
@@ -112,9 +112,9 @@ class HostOperations:
         if pairing and len(self.findings) > before and self.findings[-1].code == "WB102":
             self.args(e)  # x.movedim(...).contiguous() is one transpose-and-copy, reported once
             return T
-        if receiver in (P, S, K):
-            self.args(e)
-            return P if receiver != K else U
+        if receiver in (P, S, K, C):
+            self.args(e)  # a container's .get / .pop gives back an element: of unknown kind
+            return P if receiver in (P, S) else U
         if receiver == U and attr in tb.AMBIGUOUS_METHODS:
             self.args(e)
             if attr == "view" and self.is_dtype_view(e, e.args):  # a dtype argument settles it

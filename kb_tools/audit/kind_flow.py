@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 
 from kb_tools.audit.kinds import (
+    C,
     K,
     P,
     S,
@@ -27,9 +28,10 @@ def declared_kind(name: str, annotation, default) -> str:
         parts = dotted(annotation.value if isinstance(annotation, ast.Subscript) else annotation) or []
         if parts and parts[-1].endswith("Tensor"):  # torch.Tensor and the typed torch.LongTensor, FloatTensor, ...
             return T
-        if parts and parts[-1] in ("int", "float", "bool", "tuple", "list", "Sequence", "dtype", "device", "Size",
-                                   "dict", "Dict", "Mapping", "MutableMapping"):
+        if parts and parts[-1] in ("int", "float", "bool", "tuple", "list", "Sequence", "dtype", "device", "Size"):
             return P
+        if parts and parts[-1] in ("dict", "Dict", "Mapping", "MutableMapping"):
+            return C
         if parts == ["str"]:
             return S
     if metadata_name(name):
@@ -54,7 +56,7 @@ class KindFlow:
         for p in positional + a.kwonlyargs:
             kind = declared_kind(p.arg, p.annotation, defaults.get(p.arg))
             env[p.arg] = T if kind == U and p.arg in evidence else kind
-            if p.annotation is not None and kind in (P, S):
+            if p.annotation is not None and kind in (P, S, C):
                 annotated.add(p.arg)
         for p in (a.vararg, a.kwarg):
             if p is not None:

@@ -1,15 +1,17 @@
 """The value kinds the audit's data flow tracks, and how they join where branches meet.
 
 ``T`` a tensor, ``P`` a Python value (metadata, integers, dtypes, devices, shapes), ``S`` a
-string, ``K`` a kernel, ``U`` unknown (never flagged on its own). A tuple of kinds is a
+string, ``K`` a kernel, ``C`` a Python container of values of unknown kinds (a ``dict`` of a
+launch's arguments: its own methods and item stores are Python work, an element read from it
+is ``U``, so what the code does with the element decides), ``U`` unknown (never flagged on its own). A tuple of kinds is a
 tuple value whose elements are known one by one (a helper's ``return a.dtype, b``), so
 unpacking it gives each name its own kind. A tensor on any path is a tensor.
 """
 
 from __future__ import annotations
 
-T, P, S, U, K = "T", "P", "S", "U", "K"
-_PLAIN = frozenset((T, P, S, U, K))  # kinds that join with themselves to themselves
+T, P, S, U, K, C = "T", "P", "S", "U", "K", "C"
+_PLAIN = frozenset((T, P, S, U, K, C))  # kinds that join with themselves to themselves
 
 # Names that hold a dtype, a device or a shape, never a tensor.
 METADATA_SUFFIXES = ("dtype", "device", "shape")
@@ -31,6 +33,8 @@ def join(*kinds):
         return T
     if all(k == K for k in flats):
         return K
+    if all(k == C for k in flats):
+        return C
     if all(k == S for k in flats):
         return S
     return P if all(k in (P, S) for k in flats) else U
