@@ -2,7 +2,8 @@
 each as good and bad code: a device guard through a module object no import names, a second
 launch reported in the caller's own file, a recursive relaunch, outputs handed on in a
 record, a scratch buffer bound on two branches, an attribute stored on ``ctx``, scalars in
-arithmetic, and a helper reached through an import made in the function's body."""
+arithmetic, a helper reached through an import made in the function's body, and an element of a
+list of tensors (``indices[0].numel()`` says its elements are tensors)."""
 
 from __future__ import annotations
 
@@ -215,3 +216,25 @@ def test_a_closure_in_a_file_that_names_no_kernel_is_not_a_wrapper():
                 return inner(x)
         """)
     assert audit_source(model, "m.py").wrappers == []  # m[i](x) of a ModuleList, not a launch
+
+
+def test_an_element_of_a_list_whose_elements_are_used_as_tensors_is_a_tensor():
+    bad = """\
+        def w(x, indices, out):
+            n = indices[0].numel()
+            idx = indices[0]
+            for i in range(len(indices) - 1):
+                idx = idx * x.shape[i + 1] + indices[i + 1]
+            k[(n,)](idx, out, n)
+            return out
+        """
+    assert codes(bad) == [(5, "WB107")]  # the flat index is computed from the index tensors on the host
+    good = """\
+        def w(x, sizes, meta, out):
+            n = sizes[0] * sizes[1]
+            if meta["x"].dtype == torch.float16:
+                n = meta["n"] * 2
+            k[(n,)](x, out, sizes[1])
+            return out
+        """
+    assert codes(good) == []  # elements never used as tensors stay numbers; a dict's keys hold their own kinds

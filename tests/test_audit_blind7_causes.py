@@ -3,7 +3,8 @@
 arguments, ``kernel_kwargs: dict``) is a Python value, so storing an offset in it or reading it is
 not tensor work; a tensor parameter indexed the same way still is, and an element read out of the
 container keeps no Python kind of its own: a slice of it put back for the launch to unpack
-(``kernel_kwargs['chunk_indices'] = chunk_indices[a:b]``) is a slice of a tensor. A helper defined on both
+(``kernel_kwargs['chunk_indices'] = chunk_indices[a:b]``) is a slice of a tensor. A parameter
+annotated as a sequence of tensors (``sources: Sequence[torch.Tensor]``) holds tensors. A helper defined on both
 branches of a module-level ``if`` (fla's ``custom_device_ctx``) runs one definition or the other:
 both are followed."""
 
@@ -79,3 +80,22 @@ def test_a_helper_defined_on_both_branches_of_a_module_level_if_is_followed_on_b
             return y
         """
     assert codes(good) == []  # the later unconditional def replaces the first: only it runs
+
+
+def test_the_elements_of_a_parameter_annotated_as_a_sequence_of_tensors_are_tensors():
+    bad = """\
+        def w(sources: Sequence[torch.Tensor], grads: list[torch.Tensor | None], y, i: int):
+            first = sources[i].unsqueeze(0)
+            for s in sources:
+                y += s
+            k[(1,)](first, grads[i].contiguous(), 1, 1)
+            return y
+        """
+    assert codes(bad) == [(2, "WB103"), (4, "WB107"), (5, "WB102")]  # each is tensor work on the host
+    good = """\
+        def w(x, y, sizes: Sequence[int], names: tuple[str, torch.Tensor]):
+            n = sizes[0] * sizes[1]
+            k[(n,)](x, y, n, names[0])
+            return y
+        """
+    assert codes(good) == []  # numbers, and a record of mixed kinds, are not tensors

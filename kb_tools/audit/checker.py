@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from kb_tools.audit import tables as tb
 from kb_tools.audit.buffers import same_buffer
-from kb_tools.audit.evidence import tensor_evidence, torch_name
+from kb_tools.audit.evidence import element_evidence, positional, tensor_evidence, torch_name
 from kb_tools.audit.findings import RawFinding, method_pos
 from kb_tools.audit.host_ops import HostOperations
 from kb_tools.audit.kind_flow import KindFlow, declared_kind
@@ -64,6 +64,7 @@ class Frame:
     returned: set = field(default_factory=set)  # names its returns are made from
     torch_objects: set = field(default_factory=set)  # names bound by `with torch....(...) as name` (a profiler, ...)
     local_defs: dict = field(default_factory=dict)  # name -> a function defined in its body (a closure)
+    elements: set = field(default_factory=set)  # names whose elements it uses as tensors (a list of tensors)
 
 
 class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
@@ -116,7 +117,10 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         if evidence is None:
             evidence = self.module.evidence[id(fn)] = tensor_evidence(fn, self.module.index.walk(fn), launchers | kernels,
                                                                        self.aliases)
-        frame = Frame(fn, fn.name, self.module.launches(fn), evidence, kernels, called_at)
+        elements = self.module.elements.get(id(fn))
+        if elements is None:
+            elements = self.module.elements[id(fn)] = element_evidence(fn, self.module.index.walk(fn))
+        frame = Frame(fn, fn.name, self.module.launches(fn), evidence, kernels, called_at, elements=elements)
         self.frames.append(frame)
         return self.param_kinds(fn, given or {}, frame.evidence)
 
@@ -338,6 +342,9 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         if base == T:
             self.emit((e.lineno, e.col_offset), "WB103", "slices a tensor on the host (subscript)")
             return T
+        if base in (P, U) and isinstance(e.value, ast.Name) and e.value.id in self.frame.elements \
+                and positional(e.slice):
+            return T  # one element of a list of tensors (picking it is Python work)
         return P if base in (P, S) else U
 
     def e_BinOp(self, e):

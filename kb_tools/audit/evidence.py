@@ -12,7 +12,7 @@ import ast
 
 from kb_tools.audit import tables as tb
 from kb_tools.audit.module import launch_target
-from kb_tools.audit.names import qualname
+from kb_tools.audit.names import dotted, qualname
 from kb_tools.audit.node_index import walk_nodes
 
 
@@ -74,6 +74,53 @@ def tensor_evidence(fn, nodes: list, launchers: set[str], aliases: dict[str, str
             seen.add(name)
             launched.add(name)
     return names | (launched & no_default) - python_number_uses(nodes, aliases)
+
+
+SEQUENCES = ("list", "List", "tuple", "Tuple", "Sequence", "MutableSequence")
+
+
+def element_evidence(fn, nodes: list) -> set[str]:
+    """Names whose elements are tensors (a list or tuple of tensors): parameters annotated so
+    (``sources: Sequence[torch.Tensor]``, ``list[Tensor | None]``), and names the function reads
+    metadata or a tensor-only method from at a position (``indices[0].numel()``), so that
+    ``xs[j]`` is a tensor too. A lookup by key (``args["x"].dtype``) says nothing of the other
+    keys' values. ``nodes``: the function's, in ``ast.walk`` order."""
+    a = fn.args
+    found = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs if _holds_tensors(p.annotation)}
+    for node in nodes:
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and (
+                node.attr in tb.META_ATTRS or node.attr in tb.TENSOR_ONLY_METHODS):
+            item = node.value
+            if isinstance(item, ast.Subscript) and isinstance(item.value, ast.Name) \
+                    and isinstance(item.slice, ast.Constant) and positional(item.slice):
+                found.add(item.value.id)
+    return found
+
+
+def _holds_tensors(annotation) -> bool:
+    """``Sequence[torch.Tensor]``, ``tuple[Tensor, ...]``, ``list[Optional[Tensor]]``: a sequence
+    annotation whose every element type is a tensor (or None)."""
+    if not (isinstance(annotation, ast.Subscript) and (dotted(annotation.value) or [""])[-1] in SEQUENCES):
+        return False
+    todo, atoms = [annotation.slice], []
+    while todo:
+        t = todo.pop()
+        if isinstance(t, ast.Tuple):
+            todo.extend(t.elts)
+        elif isinstance(t, ast.BinOp) and isinstance(t.op, ast.BitOr):  # Tensor | None
+            todo += [t.left, t.right]
+        elif isinstance(t, ast.Subscript) and (dotted(t.value) or [""])[-1] == "Optional":
+            todo.append(t.slice)
+        elif not (isinstance(t, ast.Constant) and t.value in (None, Ellipsis)):
+            atoms.append((dotted(t) or [""])[-1])
+    return bool(atoms) and all(a.endswith("Tensor") for a in atoms)
+
+
+def positional(index) -> bool:
+    """Is ``index`` a position in a sequence (``xs[0]``, ``xs[i + 1]``), not a slice or a string key?"""
+    if isinstance(index, ast.Constant):
+        return isinstance(index.value, int) and not isinstance(index.value, bool)
+    return isinstance(index, (ast.Name, ast.BinOp, ast.UnaryOp))
 
 
 def torch_name(q: str | None) -> str | None:

@@ -133,6 +133,8 @@ class KindFlow:
         kind = self.expr(it)
         if isinstance(kind, tuple):
             return join(*kind)
+        if isinstance(it, ast.Name) and it.id in self.frame.elements and kind in (P, U):
+            return T  # a list of tensors yields tensors
         if is_tensor(kind):
             self.emit((it.lineno, it.col_offset), "WB103", "iterates over a tensor on the host (slices it row by row)")
         return P if is_python(kind) else (T if kind == T else U)

@@ -176,6 +176,7 @@ class ModuleInfo:
         self.variants = _variants([f for f in self.functions if f.top])
         self.info = {id(f.node): f for f in self.functions}
         self.evidence: dict[int, set[str]] = {}  # per function: names it uses as tensors (a cache)
+        self.elements: dict[int, set[str]] = {}  # per function: names whose elements it uses as tensors (a cache)
         self._walk_launchers(text)
         self.wrappers = self._wrappers(list(wrapper_patterns))
 
