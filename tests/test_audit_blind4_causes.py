@@ -238,3 +238,11 @@ def test_an_element_of_a_list_whose_elements_are_used_as_tensors_is_a_tensor():
             return out
         """
     assert codes(good) == []  # elements never used as tensors stay numbers; a dict's keys hold their own kinds
+    slots = """\
+        def w(tensors, pad: int):
+            y = torch.empty(4, dtype=tensors[0].dtype)
+            slots = list(tensors) + [tensors[0]] * pad
+            k[(1,)](y, tuple(slots), 1)
+            return y
+        """
+    assert codes(slots) == []  # joining and repeating a list of tensors moves no tensor data (examples/cat)

@@ -348,7 +348,10 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         return P if base in (P, S) else U
 
     def e_BinOp(self, e):
-        kinds = (flat(self.expr(e.left)), flat(self.expr(e.right)))
+        raw = (self.expr(e.left), self.expr(e.right))
+        kinds = tuple(flat(k) for k in raw)
+        if T in kinds and isinstance(e.op, (ast.Add, ast.Mult)) and any(isinstance(k, tuple) for k in raw):
+            return U  # joining or repeating a list or tuple of tensors (`[t] * pad`): no tensor arithmetic
         if T in kinds:
             # an operation spanning lines sits on its operator's line: the right operand's (`a\n - b`)
             pos = (e.lineno, e.col_offset) if e.left.end_lineno == e.right.lineno else (e.right.lineno, 0)
