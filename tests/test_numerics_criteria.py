@@ -411,7 +411,7 @@ def test_criteria_on_cuda_match_cpu():
 
 def test_compiled_pass_figures_do_not_depend_on_the_thread_count():
     """The parts' rows are added in order, whoever ran them: 1 and 2 threads give the same bits."""
-    a, g, tp = _legs("float32", "float32", specials=True, n=onepass.POOL_MIN_ELEMENTS + 4099)
+    a, g, tp = _legs("float32", "float32", specials=True, n=max(onepass.POOL_MIN_ELEMENTS.values()) + 4099)
     threads = torch.get_num_threads()
     try:
         runs = []

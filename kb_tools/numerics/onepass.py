@@ -8,8 +8,9 @@ the metrics (when asked): first a loop that assumes every element finite and has
 that LLVM vectorises it tightly; its maximum difference shows whether a NaN, an inf or an
 overflow was there, and only such a block is done again by the loop with TTK's masks. The
 relative error is computed once, in TTK's working precision, for the criterion and the metrics.
-A verdict alone computes only what it reads: mix_tolerance's loop has no division, stat_rel_err's
-no tolerance test (together in one loop they cost twice what each costs alone). The extra memory is one row of partial results per 2^16 elements (``benchmarks/bench_compare.py``).
+A verdict alone computes only what it reads: mix_tolerance's loop has no division (alone it costs
+about one read of the legs in cache, with the relative errors 2.4x), stat_rel_err's no tolerance
+test. The extra memory is one row of partial results per 2^16 elements (``benchmarks/bench_compare.py``).
 
 Decoding: float32 and float64 are read as they are, fp16 through the CPU's half conversion (its
 int16 bits), bf16 as the top half of a float32 (its uint16 bits), fp8 through a 256-entry table
@@ -43,7 +44,10 @@ from numba.extending import intrinsic, overload
 
 from kb_tools.numerics import tolerances as tol
 
-POOL_MIN_ELEMENTS = 1 << 20  # smaller passes run on the calling thread alone (a hand-off costs more than it saves)
+# Smaller passes run on the calling thread alone: waking the second core costs 0.05-0.2 ms here (an
+# idle virtual CPU wakes slowly), more than half of a 2^20-element pair pass saves; cross_check's
+# pass (three legs, two divisions an element) does about three times the work and gains from 2^20.
+POOL_MIN_ELEMENTS = {"_pair_part": 1 << 21, "_cross_part": 1 << 20}
 BITS_DTYPES = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")  # read through their bits
 DIRECT_DTYPES = ("float32", "float64")
 ULP_DTYPES = ("float64", "float32", "bfloat16", "float16")  # fp8 has no ULP metric
@@ -669,7 +673,7 @@ def _run(kernel, n: int, width: int, args) -> np.ndarray:
     import torch
 
     parts = max(1, -(-n // PART))
-    threads = max(1, min(torch.get_num_threads(), parts)) if n >= POOL_MIN_ELEMENTS else 1
+    threads = max(1, min(torch.get_num_threads(), parts)) if n >= POOL_MIN_ELEMENTS[kernel.__name__] else 1
     out = np.zeros((parts, width), np.float64)
     head, tail = args
     cuts = [parts * k // threads for k in range(threads + 1)]
