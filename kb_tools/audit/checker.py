@@ -458,6 +458,8 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             self.args(e)
             return self.launch(e)
         q = qualname(func, self.aliases)
+        if torch_name(q) is None:
+            q = self.imported_torch(func) or q
         if torch_name(q) is not None:
             return self.torch_call(e, torch_name(q))
         if q is not None and q.split(".")[0] in tb.PYTHON_VALUE_MODULES:
@@ -517,6 +519,21 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         if isinstance(base, ast.Name) and base.id not in self.env and base.id in self.module.imports:
             return self.imported(base.id, lambda: self.tree.attribute(self.parsed, base.id, func.attr))
         return None
+
+    def imported_torch(self, func) -> str | None:
+        """The torch name a call's name stands for when another module of the tree binds it to
+        a torch attribute (unsloth's ``torch_gpu_device = torch.cuda.device``), else None."""
+        if self.tree is None or self.parsed is None or not isinstance(func, (ast.Name, ast.Attribute)):
+            return None
+        if isinstance(func, ast.Name):
+            bound = self.frame.imports.get(func.id) or self.module.imports.get(func.id)
+            entry = self.tree.resolve(self.parsed, func.id, bound=bound) if bound and func.id not in self.env else None
+        else:
+            base = func.value
+            bound = isinstance(base, ast.Name) and base.id not in self.env \
+                and (self.frame.imports.get(base.id) or self.module.imports.get(base.id))
+            entry = self.tree.attribute(self.parsed, base.id, func.attr, bound=bound) if bound else None
+        return entry[2] if entry is not None and entry[0] == "torch" else None
 
     def imported_here(self, resolve):
         """A function reached through an import made in the function's own body, or None."""

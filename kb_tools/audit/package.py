@@ -33,6 +33,13 @@ class Parsed:
     info: ModuleInfo
 
 
+def torch_alias(info: ModuleInfo, name: str) -> bool:
+    """Does ``name`` stand for a torch attribute in that module (``from torch import zeros``,
+    or ``device = torch.cuda.device`` at module level, also on one branch of an ``if``)? It
+    wins over a def of the name on another branch: on some machine the call is torch's."""
+    return (info.aliases.get(name) or "").startswith(("torch.", "torch_npu."))
+
+
 def module_names(path: Path, roots: list[Path], is_package) -> list[str]:
     """The dotted names ``path`` answers to: its package chain's, and its path under each root."""
     parts = [] if path.stem == "__init__" else [path.stem]
@@ -105,7 +112,8 @@ class Tree:
 
     def resolve(self, importer: Parsed, local: str, hops: int = 0, bound=None):
         """What ``local`` (a name ``importer`` imports) is in the tree: ("function", Parsed,
-        node), ("module", Parsed, None), or None when it comes from outside the tree.
+        node), ("module", Parsed, None), ("torch", Parsed, the torch name a module-level alias
+        there binds), or None when it comes from outside the tree.
         ``bound``: the import's (level, module, attribute) when a function body made it."""
         bound = bound or importer.info.imports.get(local)
         if bound is None or hops > MAX_REEXPORTS:
@@ -121,6 +129,8 @@ class Tree:
             owner = self.module(path)
             if owner is None:
                 return None
+            if torch_alias(owner.info, attr):  # `x = torch.cuda.device` at module level, on some branch
+                return ("torch", owner, owner.info.aliases[attr])
             fn = owner.info.helpers.get(attr)
             if fn is not None:
                 return ("function", owner, fn)
@@ -140,8 +150,10 @@ class Tree:
         if entry is None or entry[0] != "module":
             return None
         owner = entry[1]
+        if torch_alias(owner.info, attr):
+            return ("torch", owner, owner.info.aliases[attr])
         fn = owner.info.helpers.get(attr)
         if fn is None and attr in owner.info.imports:
             found = self.resolve(owner, attr, 1)
-            return found if found is not None and found[0] == "function" else None
+            return found if found is not None and found[0] in ("function", "torch") else None
         return ("function", owner, fn) if fn is not None else None

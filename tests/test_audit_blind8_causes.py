@@ -1,0 +1,42 @@
+"""The general causes of the disagreements on blind batch 8 (attorch and unsloth's kernels, issue
+24), as good and bad code. A name another module of the tree binds to a torch attribute at module
+level, even on one branch of an ``if`` beside a def of it on the other (unsloth's
+``torch_gpu_device = torch.cuda.device``), is that torch call wherever it is imported."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from kb_tools.audit.batch import audit_files
+from kb_tools.audit.discover import python_files
+
+from audit_cases import HEAD
+
+
+def tree_codes(folder: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
+    """(file, line, code) of every finding when ``files`` are audited as one tree."""
+    for name, text in files.items():
+        (folder / name).write_text(textwrap.dedent(text))
+    results, errors, _ = audit_files(python_files([str(folder)]), roots=[folder])
+    assert errors == [] and any(r.wrappers for r in results), "no wrapper found: the case proves nothing"
+    return sorted((Path(f.path).name, f.line, f.code) for r in results for f in r.findings)
+
+
+def test_a_torch_alias_bound_on_a_branch_of_another_module_is_that_torch_call(tmp_path):
+    utils = """\
+        import contextlib
+        import torch
+        if DEVICE_COUNT > 1:
+            gpu_device = torch.cuda.device
+        else:
+            def gpu_device(d):
+                return contextlib.nullcontext()
+        def plain(d):
+            return contextlib.nullcontext()
+        """
+    bad = HEAD + "from utils import gpu_device\n\ndef w(x, y):\n    with gpu_device(x.device):\n" \
+        "        k[(1,)](x, y, 1, 1)\n    return y\n"
+    assert tree_codes(tmp_path, {"utils.py": utils, "w.py": bad}) == [("w.py", 13, "WB113")]
+    good = bad.replace("import gpu_device", "import plain as gpu_device")
+    assert tree_codes(tmp_path, {"utils.py": utils, "w.py": good}) == []
