@@ -1,7 +1,9 @@
 """The general causes of the disagreements on blind batch 8 (attorch and unsloth's kernels, issue
 24), as good and bad code. A name another module of the tree binds to a torch attribute at module
 level, even on one branch of an ``if`` beside a def of it on the other (unsloth's
-``torch_gpu_device = torch.cuda.device``), is that torch call wherever it is imported."""
+``torch_gpu_device = torch.cuda.device``), is that torch call wherever it is imported. A torch
+decorator (``@custom_bwd``, ``@torch._disable_dynamo``, ``@torch.no_grad``) runs torch code around
+every call: a finding at its line, strict-only for ``@custom_fwd``'s read of the autocast state."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from pathlib import Path
 from kb_tools.audit.batch import audit_files
 from kb_tools.audit.discover import python_files
 
-from audit_cases import HEAD
+from audit_cases import HEAD, codes
 
 
 def tree_codes(folder: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
@@ -40,3 +42,38 @@ def test_a_torch_alias_bound_on_a_branch_of_another_module_is_that_torch_call(tm
     assert tree_codes(tmp_path, {"utils.py": utils, "w.py": bad}) == [("w.py", 13, "WB113")]
     good = bad.replace("import gpu_device", "import plain as gpu_device")
     assert tree_codes(tmp_path, {"utils.py": utils, "w.py": good}) == []
+
+
+def test_a_torch_decorator_runs_torch_around_every_call_of_the_wrapper():
+    bad = """\
+        from torch.amp import custom_bwd, custom_fwd
+        class F(torch.autograd.Function):
+            @staticmethod
+            @custom_fwd(device_type='cuda')
+            def forward(ctx, x, y):
+                k[(1,)](x, y, 1, 1)
+                return y
+            @staticmethod
+            @custom_bwd(device_type='cuda')
+            def backward(ctx, x, y):
+                k[(1,)](x, y, 1, 1)
+                return y
+        @torch._disable_dynamo
+        def w(x, y):
+            k[(1,)](x, y, 1, 1)
+            return y
+        @torch.no_grad()
+        def v(x, y):
+            k[(1,)](x, y, 1, 1)
+            return y
+        """
+    assert codes(bad) == [(4, "WB113"), (9, "WB113"), (13, "WB113"), (17, "WB113")]
+    assert codes(bad, policy="lenient") == [(9, "WB113"), (13, "WB113"), (17, "WB113")]  # @custom_fwd only reads state
+    good = """\
+        @torch.compiler.allow_in_graph
+        @functools.lru_cache
+        def w(x, y):
+            k[(1,)](x, y, 1, 1)
+            return y
+        """
+    assert codes(good) == []  # registered with dynamo at import, handed back unchanged

@@ -89,6 +89,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         self.counts = frozenset({0})
         self.env = self.enter(wrapper, None)
         for dec in wrapper.decorator_list:
+            self.torch_decorator(dec)
             self.decorator(dec)
         self.block(wrapper.body)
         frame = self.frames.pop()

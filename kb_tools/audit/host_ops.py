@@ -40,6 +40,24 @@ class HostOperations:
         self.emit(method_pos(e.func), "WB113", f"enters the device guard {ast.unparse(e.func)}(): a torch device "
                   "call by another name; torch.empty is the only torch call a wrapper may make", "device-guard")
 
+    def torch_decorator(self, dec) -> None:
+        """A torch decorator of the wrapper (``@torch.no_grad``, ``@torch.compiler.disable``,
+        ``@custom_bwd``, ...) wraps every call in torch host code: a torch call at the decorator's
+        line. ``@custom_fwd`` only reads the autocast state into ``ctx`` (a metadata query, which
+        the lenient readings let pass); one that only registers the function and hands it back
+        unchanged (``@torch.compiler.allow_in_graph``) runs nothing per call."""
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        q = qualname(target, self.aliases)
+        name = torch_name(q) or torch_name(self.imported_torch(target))
+        if name is None or name in tb.TORCH_REGISTERING_DECORATORS:
+            return
+        if name.rsplit(".", 1)[-1] == "custom_fwd":
+            self.emit((dec.lineno, dec.col_offset), "WB113", f"@torch.{name} reads the autocast state on every call "
+                      "(torch.is_autocast_enabled, torch.get_autocast_dtype)", "autocast-state")
+            return
+        self.emit((dec.lineno, dec.col_offset), "WB113", f"@torch.{name} runs torch code around every call; torch.empty "
+                  "is the only torch call a wrapper may make", name.rsplit(".", 1)[-1])
+
     def test(self, node) -> None:
         """A condition: a tensor here reads its data on the host."""
         if isinstance(node, ast.BoolOp):

@@ -30,15 +30,18 @@ class Policy:
 
 
 # What the audit let pass before issue 24: a kernel chosen by branch, a scratch torch.empty,
-# and a device context reached through an alias.
-_LENIENT = frozenset({("WB109", "kernel-choice"), ("WB104", "scratch-empty"), ("WB113", "device-alias")})
+# a device context reached through an alias, and the autocast-state read of torch's @custom_fwd
+# (it read no decorator of torch; the blind labels mark that read strict-only, as a metadata query).
+_LENIENT = frozenset({("WB109", "kernel-choice"), ("WB104", "scratch-empty"), ("WB113", "device-alias"),
+                      ("WB113", "autocast-state")})
 
 POLICIES = {p.name: p for p in (
     Policy("strict", "seed 003 (wrapper-boundary), 'no exceptions' and 'how it is checked'",
            "nothing beyond the seed's whitelist: one kernel launched once, torch.empty for returned outputs only, "
            "no other torch.* call (device aliases included)"),
     Policy("lenient", "kbt audit before issue 24 (opkb 0ced64c)",
-           "also a kernel chosen by branch, a scratch torch.empty, a torch call through getattr(torch, device)", _LENIENT),
+           "also a kernel chosen by branch, a scratch torch.empty, a torch call through getattr(torch, device), "
+           "@custom_fwd's read of the autocast state", _LENIENT),
     Policy("pypto-op-lint", "hicann/pypto .agents/hooks/pypto-op-lint (as issue 24 reports its reading)",
            "also torch.zeros, casts and reshapes",
            _LENIENT | {("WB104", "zeros"), ("WB104", "zeros_like"), ("WB101", "*"), ("WB103", "reshape"),

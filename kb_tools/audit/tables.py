@@ -70,6 +70,9 @@ TORCH_METADATA_FUNCS = frozenset({"is_floating_point", "is_complex", "is_tensor"
                                   "get_default_dtype", "promote_types", "result_type", "can_cast", "finfo", "iinfo",
                                   "is_grad_enabled", "current_device", "device_count", "is_available", "device",
                                   "get_device_properties", "get_device_name", "current_stream", "Size"})
+# Torch decorators that register a function and hand it back unchanged: nothing runs per call.
+TORCH_REGISTERING_DECORATORS = frozenset({"compiler.allow_in_graph", "_dynamo.allow_in_graph", "fx.wrap", "jit.ignore",
+                                          "jit.unused", "jit.export", "library.register_fake", "library.impl_abstract"})
 # Modules whose functions compute Python values from Python values (``triton.cdiv``).
 PYTHON_VALUE_MODULES = frozenset({"math", "triton", "numpy", "operator", "functools", "itertools", "os", "sys"})
 # Libraries whose calls the audit reads by name (torch, the kernel frameworks) or that are not
