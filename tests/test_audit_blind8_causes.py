@@ -3,7 +3,8 @@
 level, even on one branch of an ``if`` beside a def of it on the other (unsloth's
 ``torch_gpu_device = torch.cuda.device``), is that torch call wherever it is imported. A torch
 decorator (``@custom_bwd``, ``@torch._disable_dynamo``, ``@torch.no_grad``) runs torch code around
-every call: a finding at its line, strict-only for ``@custom_fwd``'s read of the autocast state."""
+every call: a finding at its line, strict-only for ``@custom_fwd``'s read of the autocast state. A
+buffer returned only through a reduction (``loss = loss.sum()``, ``part.sum(dim=0)``) is scratch."""
 
 from __future__ import annotations
 
@@ -77,3 +78,24 @@ def test_a_torch_decorator_runs_torch_around_every_call_of_the_wrapper():
             return y
         """
     assert codes(good) == []  # registered with dynamo at import, handed back unchanged
+
+
+def test_a_buffer_returned_only_through_a_reduction_is_scratch():
+    bad = """\
+        def w(x):
+            part = torch.empty((4, 8), dtype=torch.float32, device=x.device)
+            loss = torch.empty(4, device=x.device)
+            k[(4,)](x, part, loss, 4)
+            loss = loss.sum()
+            return part.sum(dim=0), loss
+        """
+    assert codes(bad) == [(2, "WB104"), (3, "WB104"), (5, "WB107"), (6, "WB107")]
+    assert [line for line, code in codes(bad, policy="lenient") if code == "WB104"] == []  # scratch: strict-only
+    good = """\
+        def w(x):
+            out = torch.empty((4, 8), device=x.device)
+            k[(4,)](x, out, 4, 8)
+            out = out.view(32)
+            return out[:16]
+        """
+    assert codes(good) == [(4, "WB103"), (5, "WB103")]  # the views are host work; the buffer is the output

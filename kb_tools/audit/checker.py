@@ -107,6 +107,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         scratch buffer, not a declared output. Called while ``frame`` is the top one."""
         for name, pos in ((n, p) for n, places in frame.empties.items() for p in places):
             if name not in outputs(frame):
+                name = name.split("@")[0]  # a buffer retired from its name (``retire``) by its name
                 self.emit(pos, "WB104", f"torch.empty for `{name}`, which `{frame.fn.name}` never returns: a scratch "
                           "buffer, not a declared output; allocate it in the kernel's workspace or declare it",
                           "scratch-empty")
@@ -233,15 +234,30 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         a buffer it never returns can be told from an output."""
         used = same_buffer(s.value)
         value = s.value
+        frame = self.frame
         for target in s.targets:
             for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
-                self.frame.flows.setdefault(name, set()).update(used)
+                if name in frame.empties and name not in used and name in same_buffer(value, made_from=True):
+                    self.retire(name, s.lineno)  # `out = out.sum()`: the buffer is no longer what `out` holds
+                frame.flows.setdefault(name, set()).update(used)
                 if isinstance(target, ast.Name) and isinstance(value, ast.Call) \
                         and torch_name(qualname(value.func, self.aliases)) == "empty":
                     func = value.func
                     pos = method_pos(func) if isinstance(func, ast.Attribute) else (value.lineno, value.col_offset)
-                    if pos not in (places := self.frame.empties.setdefault(name, [])):
+                    if pos not in (places := frame.empties.setdefault(name, [])):
                         places.append(pos)
+
+    def retire(self, name: str, line: int) -> None:
+        """``name`` is rebound to a new tensor made from the buffer it held (``out = out.sum()``):
+        the buffer stays reachable only through the names bound from it before. Read the same
+        on every path (an approximation: a reduction on one branch only retires it for all)."""
+        frame = self.frame
+        old = f"{name}@{line}"
+        frame.empties[old] = frame.empties.pop(name)
+        for sources in frame.flows.values():
+            if name in sources:
+                sources.add(old)
+        frame.flows[old] = frame.flows.pop(name, set())
 
     def guarded(self, case):
         def run():
