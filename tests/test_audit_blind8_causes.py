@@ -4,7 +4,12 @@ level, even on one branch of an ``if`` beside a def of it on the other (unsloth'
 ``torch_gpu_device = torch.cuda.device``), is that torch call wherever it is imported. A torch
 decorator (``@custom_bwd``, ``@torch._disable_dynamo``, ``@torch.no_grad``) runs torch code around
 every call: a finding at its line, strict-only for ``@custom_fwd``'s read of the autocast state. A
-buffer returned only through a reduction (``loss = loss.sum()``, ``part.sum(dim=0)``) is scratch."""
+buffer returned only through a reduction (``loss = loss.sum()``, ``part.sum(dim=0)``) is scratch. Code after an unconditional
+``raise`` or ``return`` runs on no path: nothing there is reported (a ``finally`` block still runs).
+Smaller ones: ``.to(device)`` of a value of unknown kind is a host cast (only torch objects have
+it); a function the wrapper defines and hands on without calling (an ``alloc_fn`` for
+``triton.set_allocator``) allocates scratch; a name bound to one of two imported kernels by a
+choice and launched as ``name[grid](...)`` is a kernel choice."""
 
 from __future__ import annotations
 
@@ -99,3 +104,28 @@ def test_a_buffer_returned_only_through_a_reduction_is_scratch():
             return out[:16]
         """
     assert codes(good) == [(4, "WB103"), (5, "WB103")]  # the views are host work; the buffer is the output
+
+
+def test_code_after_an_unconditional_raise_or_return_runs_on_no_path():
+    bad = """\
+        def w(x, y):
+            if x.dim() != 2:
+                raise ValueError("2-d only")
+            k[(1,)](x.contiguous(), y, 1, 1)
+            return y
+        """
+    assert codes(bad) == [(4, "WB102")]  # a raise on one branch leaves the other path running
+    good = """\
+        def w(x, y):
+            raise NotImplementedError
+            x = x.contiguous()
+            k[(1,)](x, y, 1, 1)
+            return y.float()
+        def v(x, y):
+            try:
+                k[(1,)](x, y, 1, 1)
+                return y
+            finally:
+                x.contiguous()
+        """
+    assert codes(good) == [(11, "WB102")]  # nothing after the raise runs; a finally block always does

@@ -134,6 +134,8 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
 
     def block(self, stmts) -> None:
         for stmt in stmts:
+            if not self.counts:  # every path has raised or returned: what follows runs on none
+                return
             self.stmt(stmt)
 
     def branches(self, *runs) -> None:
@@ -299,7 +301,9 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             self.block(h.body)
             ends.append((self.env, self.counts))
         self.join_ends(ends, env0)
+        ended, self.counts = self.counts, self.counts or counts0  # a finally block runs on the raising paths too
         self.block(s.finalbody)
+        self.counts = self.counts if ended else frozenset()
 
     def nested_body(self, run) -> None:
         saved = (self.env, self.counts, self.loop_depth)
