@@ -129,3 +129,24 @@ def test_code_after_an_unconditional_raise_or_return_runs_on_no_path():
                 x.contiguous()
         """
     assert codes(good) == [(11, "WB102")]  # nothing after the raise runs; a finally block always does
+
+
+def test_a_function_handed_on_and_never_called_allocates_scratch():
+    bad = """\
+        def w(x, y):
+            def alloc_fn(size, alignment, stream):
+                return torch.empty(size, device="cuda", dtype=torch.int8)
+            triton.set_allocator(alloc_fn)
+            k[(1,)](x, y, 1, 1)
+            return y
+        """
+    assert codes(bad) == [(3, "WB104")]
+    good = """\
+        def w(x):
+            def make(n):
+                return torch.empty(n, device=x.device)
+            y = make(4)
+            k[(1,)](x, y, 4, 1)
+            return y
+        """
+    assert codes(good) == []  # called by the wrapper: its buffer may be the output

@@ -222,6 +222,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             if s.name not in self.frame.kernel_names:  # a local kernel's body is device code
                 self.frame.local_defs[s.name] = s
                 self.nested_body(lambda: self.block(s.body))
+                self.handed_on_scratch(s)
         elif isinstance(s, ast.Delete):
             for target in s.targets:
                 self.expr(target)
@@ -229,6 +230,20 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             self.expr(s.subject)
             runs = [self.narrowed({}, c.body) if c.guard is None else self.guarded(c) for c in s.cases]
             self.branches(*runs, lambda: None)
+
+    def handed_on_scratch(self, fn) -> None:
+        """A function the walked one defines and never calls by name (``alloc_fn`` handed to
+        ``triton.set_allocator``, which the launch calls for its workspace) returns nothing to the
+        wrapper's caller: each torch.empty in it is a scratch buffer."""
+        if self.nested or any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == fn.name
+                              for n in self.module.index.walk(self.frame.fn)):
+            return
+        for node in self.module.index.walk(fn):
+            if isinstance(node, ast.Call) and torch_name(qualname(node.func, self.aliases)) == "empty":
+                pos = method_pos(node.func) if isinstance(node.func, ast.Attribute) else (node.lineno, node.col_offset)
+                self.emit(pos, "WB104", f"torch.empty in `{fn.name}`, which the wrapper hands on and never calls: a "
+                          "scratch buffer, not a declared output; allocate it in the kernel's workspace or declare it",
+                          "scratch-empty")
 
     def track_outputs(self, s: ast.Assign) -> None:
         """Which names of the function walked hold a ``torch.empty`` and which hand on a buffer's
