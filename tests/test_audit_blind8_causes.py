@@ -150,3 +150,23 @@ def test_a_function_handed_on_and_never_called_allocates_scratch():
             return y
         """
     assert codes(good) == []  # called by the wrapper: its buffer may be the output
+
+
+def test_one_of_two_imported_kernels_picked_by_a_choice_is_a_kernel_choice():
+    bad = """\
+        from kernels import fast_kernel, tuned_kernel
+        def w(x, y, autotune):
+            kernel = tuned_kernel if autotune else fast_kernel
+            kernel[(1,)](x, y, 1, 1)
+            return y
+        """
+    assert codes(bad) == [(4, "WB109")]
+    assert codes(bad, policy="lenient") == []  # a kernel chosen by branch: strict-only
+    good = """\
+        from kernels import fast_kernel
+        def w(x, y):
+            kernel = fast_kernel
+            kernel[(1,)](x, y, 1, 1)
+            return y
+        """
+    assert codes(good) == []

@@ -90,9 +90,13 @@ def _host_calls(fn, launchers: set[str], aliases: dict[str, str]) -> tuple[bool,
             calls.append(node)
         stack.extend([(child, own) for child in child_nodes(node)])
     known = launchers | local
+    # a name launched as `name[grid](...)` is a kernel, and so is each plain name bound to it (imported kernels too)
+    subscripted = {c.func.value.id for c in calls if isinstance(c.func, ast.Subscript) and isinstance(c.func.value, ast.Name)}
     picked: dict[str, set[str]] = {}  # a name bound to kernels, by one assignment or on several branches
     for node in bound:
         kernels = {n.id for n in walk_nodes(node.value) if isinstance(n, ast.Name) and n.id in known}
+        if any(isinstance(t, ast.Name) and t.id in subscripted for t in node.targets):
+            kernels |= set(_plain_names(node.value))
         if kernels:
             targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
             local.update(targets)
@@ -103,6 +107,15 @@ def _host_calls(fn, launchers: set[str], aliases: dict[str, str]) -> tuple[bool,
     launches = any(launch_target(c, known) for c in calls)
     names = {c.func.id for c in calls if isinstance(c.func, ast.Name)}
     return launches, names, local, choices
+
+
+def _plain_names(value) -> list[str]:
+    """The names a value picks among: itself, or each branch of a choice (``a if c else b``)."""
+    if isinstance(value, ast.Name):
+        return [value.id]
+    if isinstance(value, ast.IfExp):
+        return _plain_names(value.body) + _plain_names(value.orelse)
+    return []
 
 
 def _torch_module(value, aliases: dict[str, str]) -> str | None:
