@@ -131,6 +131,27 @@ def test_code_after_an_unconditional_raise_or_return_runs_on_no_path():
     assert codes(good) == [(11, "WB102")]  # nothing after the raise runs; a finally block always does
 
 
+def test_a_move_to_a_device_of_an_argument_of_unknown_kind_is_a_host_cast():
+    bad = """\
+        def w(x, labels, y):
+            device = x.device
+            labels = labels.to(device)
+            k[(1,)](x, labels, y, 1)
+            if ignore_index(labels == -100):
+                return y
+            return y
+        """
+    # only torch objects have .to(device), whatever else labels meets; from there on it is a tensor
+    assert codes(bad) == [(3, "WB101"), (5, "WB107")]
+    good = """\
+        def w(x, y, plan=None):
+            plan = plan.to(4)
+            k[(1,)](x, plan, y, 1)
+            return y
+        """
+    assert codes(good) == []  # `.to(4)` says nothing of what plan is
+
+
 def test_a_function_handed_on_and_never_called_allocates_scratch():
     bad = """\
         def w(x, y):

@@ -138,6 +138,9 @@ class HostOperations:
             if attr == "view" and self.is_dtype_view(e, e.args):  # a dtype argument settles it
                 self.emit(method_pos(func), "WB112", ".view(dtype) reinterprets bits on the host", "view")
                 return T
+            if attr == "to" and self.names_device_or_dtype(e):  # `labels.to(device)`: only torch objects move
+                self.emit(method_pos(func), "WB101", "host cast .to() (to a device or dtype)", "to")
+                return T
             return U
         return self.classify_method(e, attr, receiver, method_pos(func), e.args, evaluate=True, paired=paired)
 
@@ -170,6 +173,18 @@ class HostOperations:
             self.emit(pos, "WB107", f"tensor operation .{attr}() on the host", attr)
             return T
         return U
+
+    def names_device_or_dtype(self, e) -> bool:
+        """Does a ``.to(...)`` call name a device or a dtype (``x.device``, a name holding one,
+        ``device=``, ``torch.float16``)? No plain Python object has such a method."""
+        if any(kw.arg in ("device", "dtype") for kw in e.keywords):
+            return True
+        for a in e.args:
+            if isinstance(a, ast.Attribute) and a.attr in ("device", "dtype") or self.is_dtype_view(e, [a]):
+                return True
+            if isinstance(a, ast.Name) and a.id.lower().endswith(("device", "dtype")):
+                return True
+        return False
 
     def is_dtype_view(self, e, args) -> bool:
         candidates = list(args) + [kw.value for kw in e.keywords if kw.arg == "dtype"]
