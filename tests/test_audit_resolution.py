@@ -178,3 +178,25 @@ def test_a_view_passed_to_the_launch_makes_its_source_a_tensor():
             k(*inputs)
             return out
         """) == [(5, "WB103")]
+
+
+def test_a_kernel_wrapped_for_torch_compile_is_launched():
+    """torch.library.wrap_triton(kernel)[grid](...) launches the kernel: the wrapper is found, its host
+    work is reported, and the wrap itself (torch's own hand-back of the kernel) is no torch call."""
+    case = """
+        import torch
+        from torch.library import wrap_triton
+        def add(x, y):
+            out = torch.empty(x.shape)
+            x = x.contiguous()
+            wrap_triton(k)[(4,)](x, y, out)
+            return out
+        def add2(x, y):
+            out = torch.empty(x.shape)
+            torch.library.wrap_triton(k)[(4,)](x, y, out)
+            torch.library.wrap_triton(k)[(4,)](x, y, out)
+            return out
+        """
+    result = audit_source(HEAD + textwrap.dedent(case), "t.py")
+    assert result.wrappers == ["add", "add2"]
+    assert codes(case) == [(6, "WB102"), (12, "WB109")]  # .contiguous(); a second launch

@@ -38,11 +38,24 @@ def jit_flavour(fn, aliases: dict[str, str]) -> str | None:
     return None
 
 
+# torch.library.wrap_triton(kernel) (torch 2.6 on; capture_triton before) hands back the kernel, made
+# traceable by torch.compile: ``wrap_triton(kernel)[grid](...)`` launches ``kernel``.
+KERNEL_WRAPPERS = ("wrap_triton", "capture_triton")
+
+
 def launch_target(call: ast.Call, launchers: set[str]) -> str | None:
-    """The kernel a call launches: ``anything[grid](...)``, or a call of a launcher name."""
+    """The kernel a call launches: ``anything[grid](...)`` (``wrap_triton(anything)[grid](...)``
+    too), or a call of a launcher name."""
     func = call.func
-    if isinstance(func, ast.Subscript) and isinstance(func.value, (ast.Name, ast.Attribute)):
-        return ".".join(dotted(func.value) or ["<kernel>"])
+    if not isinstance(func, ast.Subscript):
+        value = None
+    elif isinstance(func.value, ast.Call) and (dotted(func.value.func) or [""])[-1] in KERNEL_WRAPPERS \
+            and len(func.value.args) == 1 and not func.value.keywords:
+        value = func.value.args[0]
+    else:
+        value = func.value
+    if isinstance(value, (ast.Name, ast.Attribute)):
+        return ".".join(dotted(value) or ["<kernel>"])
     parts = dotted(func)
     if parts and len(parts) <= 2 and parts[-1] in launchers:  # kern(...), self.kern(...), mod.kern(...)
         return ".".join(parts)
