@@ -3,8 +3,8 @@
 ``T`` a tensor, ``P`` a Python value (metadata, integers, dtypes, devices, shapes), ``S`` a
 string, ``K`` a kernel, ``C`` a Python container of values of unknown kinds (a ``dict`` of a
 launch's arguments: its own methods and item stores are Python work, an element read from it
-is ``U``, so what the code does with the element decides), ``U`` unknown (never flagged on its own). A tuple of kinds is a
-tuple value whose elements are known one by one (a helper's ``return a.dtype, b``), so
+is ``U``, so what the code does with the element decides), ``U`` unknown (never flagged on its
+own). A tuple of kinds is a tuple value whose elements are known one by one (a helper's ``return a.dtype, b``), so
 unpacking it gives each name its own kind. A tensor on any path is a tensor.
 """
 

@@ -33,11 +33,12 @@ class Parsed:
     info: ModuleInfo
 
 
-def torch_alias(info: ModuleInfo, name: str) -> bool:
-    """Does ``name`` stand for a torch attribute in that module (``from torch import zeros``,
-    or ``device = torch.cuda.device`` at module level, also on one branch of an ``if``)? It
-    wins over a def of the name on another branch: on some machine the call is torch's."""
-    return (info.aliases.get(name) or "").startswith(("torch.", "torch_npu."))
+def torch_alias(info: ModuleInfo, name: str) -> str | None:
+    """The torch attribute ``name`` stands for in that module (``from torch import zeros``, or
+    ``device = torch.cuda.device`` at module level, also on one branch of an ``if``), else None.
+    It wins over a def of the name on another branch: on some machine the call is torch's."""
+    target = info.aliases.get(name) or ""
+    return target if target.startswith(("torch.", "torch_npu.")) else None
 
 
 def module_names(path: Path, roots: list[Path], is_package) -> list[str]:
@@ -129,8 +130,8 @@ class Tree:
             owner = self.module(path)
             if owner is None:
                 return None
-            if torch_alias(owner.info, attr):  # `x = torch.cuda.device` at module level, on some branch
-                return ("torch", owner, owner.info.aliases[attr])
+            if (torch_target := torch_alias(owner.info, attr)) is not None:  # `x = torch.cuda.device`, on some branch
+                return ("torch", owner, torch_target)
             fn = owner.info.helpers.get(attr)
             if fn is not None:
                 return ("function", owner, fn)
@@ -150,8 +151,8 @@ class Tree:
         if entry is None or entry[0] != "module":
             return None
         owner = entry[1]
-        if torch_alias(owner.info, attr):
-            return ("torch", owner, owner.info.aliases[attr])
+        if (torch_target := torch_alias(owner.info, attr)) is not None:
+            return ("torch", owner, torch_target)
         fn = owner.info.helpers.get(attr)
         if fn is None and attr in owner.info.imports:
             found = self.resolve(owner, attr, 1)
