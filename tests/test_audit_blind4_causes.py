@@ -11,8 +11,8 @@ import textwrap
 from pathlib import Path
 
 from kb_tools.audit import audit_source
-from kb_tools.audit.batch import audit_files
-from kb_tools.audit.discover import python_files
+
+from audit_cases import tree_findings
 
 HEAD = "import math\nfrom collections import namedtuple\n\nimport torch\nimport triton\n\n\n@triton.jit\ndef k(x, y, n):\n    pass\n\n\n"
 
@@ -124,20 +124,14 @@ def write(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def tree(root: Path) -> list[tuple[str, int, str, tuple[str, ...]]]:
-    results, errors, _ = audit_files(python_files([str(root)]), roots=[root])
-    assert errors == []
-    return [(Path(f.path).relative_to(root).as_posix(), f.line, f.code, f.wrappers) for r in results for f in r.findings]
-
-
 KERNEL = "import torch\nimport triton\n\n\n@triton.jit\ndef k(x, n):\n    pass\n\n\n"
 
 
 def test_a_second_launch_at_a_call_into_another_module_is_reported_in_the_caller_s_file(tmp_path):
     write(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": KERNEL + "def once(x):\n    k[(1,)](x, 1)\n    return x\n",
                      "pkg/b.py": KERNEL + "from pkg.a import once\n\n\ndef twice(x):\n    k[(1,)](x, 2)\n    return once(x)\n"})
-    assert ("pkg/b.py", 15, "WB109", ("twice",)) in tree(tmp_path)
-    assert not [f for f in tree(tmp_path) if f[0] == "pkg/a.py"]
+    assert ("pkg/b.py", 15, "WB109", ("twice",)) in tree_findings(tmp_path)
+    assert not [f for f in tree_findings(tmp_path) if f[0] == "pkg/a.py"]
 
 
 def test_a_helper_reached_through_an_import_in_the_function_body_is_followed(tmp_path):
@@ -152,7 +146,7 @@ def sample(prob, n):
     k[(1,)](cum, out)
     return out
 """})
-    assert tree(tmp_path) == [("pkg/ops/prep.py", 2, "WB102", ("sample",))]
+    assert tree_findings(tmp_path) == [("pkg/ops/prep.py", 2, "WB102", ("sample",))]
 
 
 def test_a_launch_problem_in_a_called_wrapper_is_told_at_the_call_and_a_helper_s_scratch_is_its_own():

@@ -16,19 +16,14 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from kb_tools.audit.batch import audit_files
-from kb_tools.audit.discover import python_files
-
-from audit_cases import HEAD, codes
+from audit_cases import HEAD, codes, tree_findings
 
 
 def tree_codes(folder: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
     """(file, line, code) of every finding when ``files`` are audited as one tree."""
     for name, text in files.items():
         (folder / name).write_text(textwrap.dedent(text))
-    results, errors, _ = audit_files(python_files([str(folder)]), roots=[folder])
-    assert errors == [] and any(r.wrappers for r in results), "no wrapper found: the case proves nothing"
-    return sorted((Path(f.path).name, f.line, f.code) for r in results for f in r.findings)
+    return sorted((Path(path).name, line, code) for path, line, code, _ in tree_findings(folder))
 
 
 def test_a_torch_alias_bound_on_a_branch_of_another_module_is_that_torch_call(tmp_path):

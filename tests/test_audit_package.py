@@ -15,14 +15,10 @@ from kb_tools.audit.policies import POLICIES, policy_table
 from kb_tools.audit.report import json_report
 from kb_tools.cli import main
 
+from audit_cases import tree_findings
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "tests" / "fixtures" / "audit" / "package"
-
-
-def tree_findings(folder: Path, **options) -> list[tuple[str, int, str, tuple[str, ...]]]:
-    results, errors, _ = audit_files(python_files([str(folder)]), roots=[folder], **options)
-    assert errors == []
-    return [(Path(f.path).relative_to(folder).as_posix(), f.line, f.code, f.wrappers) for r in results for f in r.findings]
 
 
 def test_a_helper_and_a_decorator_imported_from_another_module_are_followed():
