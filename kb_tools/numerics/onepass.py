@@ -317,9 +317,17 @@ def _cross_step(s, t, g, b, small_value, small_atol, eps, limit):
 # The relative error is computed once per leg, in TTK's working precision: the criterion and the
 # metrics (MERE, MARE, the shares) read the same value. ``shares`` is () for a verdict alone, or
 # the share bounds as working-precision thresholds: the loops with metrics are then compiled apart.
+# A finite block's sums of relative errors and squared differences are added in the working
+# precision, as TTK's float32 means and the torch passes add them: split among the vector lanes, a
+# float32 partial of a 256-element block holds at most 16 terms (an error within about 20 units in
+# the last place of the block's sum, the bound of numpy's pairwise float32 sum behind TTK's
+# np.mean), and the blocks' sums are added in float64. A block whose working-precision sum
+# overflowed is done again by the masked loop, which adds in float64 (TTK redoes an overflowing sum
+# of squares in float64). Float64 sums are the vector loops' dearest work: a float32 one takes half
+# the lanes' passes, and no conversion.
 _FLAGS = {"nogil": True, "cache": True, "error_model": "numpy", "fastmath": {"reassoc"}}
 _SUM_FLAGS = {"nogil": True, "cache": True, "error_model": "numpy", "fastmath": {"reassoc", "contract"}}
-BLOCK = 1 << 11  # elements: three float32 legs' blocks (24 KiB) stay in L1 between a block's loops
+BLOCK = 1 << 8  # elements per block; its sums run in the working precision (see above)
 PART = 1 << 16  # elements per row of partial results: the rows, added in order, fix the sums' order
 
 
@@ -336,7 +344,7 @@ def _rel_step(acc, rel, shares):
 def _rel_step_impl(acc, rel, shares):
     if len(shares) == 0:
         return lambda acc, rel, shares: acc
-    return lambda acc, rel, shares: (acc[0] + np.float64(rel), max(acc[1], _bits(rel)),
+    return lambda acc, rel, shares: (acc[0] + rel, max(acc[1], _bits(rel)),
                                      np.int32(acc[2] + (rel <= shares[0])), np.int32(acc[3] + (rel <= shares[1])))
 
 
@@ -371,7 +379,7 @@ def _rel_acc_impl(acc, e, ag, eps, shares):
     if len(shares) == 0:
         def plain(acc, e, ag, eps, shares):
             rel = e / (ag + eps)
-            return acc[0] + np.float64(rel), max(acc[1], _bits(rel)), acc[2], acc[3]
+            return acc[0] + rel, max(acc[1], _bits(rel)), acc[2], acc[3]
         return plain
     return lambda acc, e, ag, eps, shares: _rel_step(acc, e / (ag + eps), shares)
 
@@ -384,7 +392,7 @@ def _pair_fast(xb, yb, xt, yt, rtol, atol, eps, shares, like):
     ``rtol`` None leaves matched 0, ``eps`` None the relative errors (and with them the division)."""
     z = _zero_bits(like)
     matched, max_e = np.int32(0), z  # a block's count fits in int32 (half the lanes of int64)
-    r = (0.0, z, np.int32(0), np.int32(0))
+    r = (_like(0.0, like), z, np.int32(0), np.int32(0))
     for i in range(xb.size):
         a, g = _like(_decode(xb, xt, i), like), _like(_decode(yb, yt, i), like)
         e, ag = abs(a - g), abs(g)
@@ -461,7 +469,7 @@ def _metric_fast(m, xb, yb, xt, yt):
 @numba.njit
 def _with_rel(m, total, max_bits, w1, w2):
     """Metrics ``m`` with a finite block's relative-error sum, maximum (working bits) and share counts."""
-    return (m[0], m[1], m[2], m[3] + total, m[4], m[5], m[6], m[7] + w1, m[8] + w2, m[9],
+    return (m[0], m[1], m[2], m[3] + np.float64(total), m[4], m[5], m[6], m[7] + w1, m[8] + w2, m[9],
             max(m[10], _wide_bits(max_bits)), m[11])
 
 
@@ -481,8 +489,9 @@ def _pair_part(x, y, xt, yt, p0, p1, rtol, atol, eps, limit, shares, fast_rtol, 
         for lo in range(0, xs.size, BLOCK):
             xb, yb = xs[lo:lo + BLOCK], ys[lo:lo + BLOCK]
             matched, total, max_e, max_rel, w1, w2 = _pair_fast(xb, yb, xt, yt, fast_rtol, atol, fast_eps, shares, rtol)
-            if max_e < inf:
-                s = (s[0] + matched, s[1], s[2] + xb.size, s[3] + total, max(s[4], max_e), max(s[5], max_rel))
+            if max_e < inf and _bits(total) < inf:  # all finite, and the block's sum did not overflow
+                s = (s[0] + matched, s[1], s[2] + xb.size, s[3] + np.float64(total), max(s[4], max_e),
+                     max(s[5], max_rel))
                 if metrics:
                     m = _with_rel(_metric_fast(m, xb, yb, xt, yt), total, max_rel, w1, w2)
             else:
@@ -494,15 +503,15 @@ def _pair_part(x, y, xt, yt, p0, p1, rtol, atol, eps, limit, shares, fast_rtol, 
 @numba.njit(**_FLAGS)
 def _cross_fast(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, shares):
     """cross_check's statistics of a block whose triples are all finite: (small count, small-region
-    errors of DUT and third party, large-region relative-error sums and squared-difference sums,
-    the relative errors' maxima as bits); the max difference bits, inf's or above where a leg was
+    errors of DUT and third party, large-region relative-error sums and squared-difference sums in
+    the working precision, the relative errors' maxima as bits); the max difference bits, inf's or above where a leg was
     not finite or a difference overflowed; and each leg's relative errors over the whole block
     for its metrics (see :func:`_rel_step`)."""
     zero, z = _like(0.0, eps), _zero_bits(eps)
     small = err_t = err_b = np.int32(0)  # a block's counts fit (in half the lanes of int64)
-    sum_t = sum_b = sq_t = sq_b = 0.0
+    sum_t = sum_b = sq_t = sq_b = zero
     max_t = max_b = check = z
-    wt = wb = (0.0, z, np.int32(0), np.int32(0))
+    wt = wb = (zero, z, np.int32(0), np.int32(0))
     for i in range(tb.size):
         t, g, b = _like(_decode(tb, tt, i), eps), _like(_decode(gb, gt, i), eps), _like(_decode(bb, bt, i), eps)
         ag = abs(g)
@@ -516,9 +525,9 @@ def _cross_fast(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, shares):
         ft, fb = dt / den, db / den
         wt, wb = _rel_step(wt, ft, shares), _rel_step(wb, fb, shares)
         rt, rb = zero if in_small else ft, zero if in_small else fb  # the large region's
-        sum_t += np.float64(rt)
-        sum_b += np.float64(rb)
-        lt, lb = np.float64(zero if in_small else dt), np.float64(zero if in_small else db)
+        sum_t += rt
+        sum_b += rb
+        lt, lb = zero if in_small else dt, zero if in_small else db
         sq_t += lt * lt
         sq_b += lb * lb
         max_t, max_b = max(max_t, _bits(rt)), max(max_b, _bits(rb))
@@ -591,9 +600,12 @@ def _cross_part(t, g, b, tt, gt, bt, p0, p1, small_value, small_atol, eps, limit
         for lo in range(0, ts.size, BLOCK):
             tb, gb, bb = ts[lo:lo + BLOCK], gs[lo:lo + BLOCK], bs[lo:lo + BLOCK]
             f, check, wt, wb = _cross_fast(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, shares)
-            if check < inf and f[8] < inf:  # all finite, and no third-party relative error overflowed
-                s = (s[0] + tb.size - f[0], s[1] + f[0], s[2] + f[1], s[3] + f[2], s[4], s[5], s[6] + f[3],
-                     s[7] + f[4], s[8] + f[5], s[9] + f[6], max(s[10], f[7]), max(s[11], f[8]))
+            # all finite, no third-party relative error overflowed, nor any of the block's sums
+            if check < inf and f[8] < inf and max(max(_bits(f[3]), _bits(f[4])), max(_bits(f[5]), _bits(f[6]))) < inf \
+                    and max(_bits(wt[0]), _bits(wb[0])) < inf:
+                s = (s[0] + tb.size - f[0], s[1] + f[0], s[2] + f[1], s[3] + f[2], s[4], s[5],
+                     s[6] + np.float64(f[3]), s[7] + np.float64(f[4]), s[8] + np.float64(f[5]), s[9] + np.float64(f[6]),
+                     max(s[10], f[7]), max(s[11], f[8]))
                 if metrics:
                     ct, cb = (ct[0] + tb.size, ct[1]), (cb[0] + tb.size, cb[1])
                     mt, mb = _metric_fast2(mt, mb, tb, bb, gb, tt, bt, gt)
