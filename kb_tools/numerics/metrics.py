@@ -1,9 +1,10 @@
 """What an output looks like against its golden — every error metric in one chunked pass.
 
 These numbers describe; the verdicts live in :mod:`kb_tools.numerics.criteria`, which computes
-what each of TTK's decisions needs in TTK's own precision. The relative error is TTK's own, in
-its working precision (so MERE and MARE here are stat_rel_err's, and the criterion's pass
-computes it once for both); the other differences, and every sum, run in float64: on the CPU
+what each of TTK's decisions needs in TTK's own precision. The difference |a-g| and the relative
+error are TTK's own, in its working precision (so MERE and MARE here are stat_rel_err's, the
+largest difference is mix_tolerance's, and the criterion's pass computes them once for both); the
+cosine's products and every sum run in float64: on the CPU
 in the compiled pass (``onepass``, which a criterion's own pass can carry them in), elsewhere on
 the tensors' device, brought to the host chunk by chunk (``chunks.Totals``). Special values follow TTK: NaN against NaN and
 same-sign infinities match; any other non-finite disagreement is a mismatch. A quantity whose
@@ -19,7 +20,7 @@ from kb_tools.numerics import chunks, onepass
 from kb_tools.numerics import tolerances as tol
 from kb_tools.numerics.verdict import dtype_name
 
-_SUMS = ("finite", "special_match", "special_mismatch", "sum_abs", "sum_sq", "sum_rel", "dot", "dut_sq",
+_SUMS = ("finite", "special_match", "special_mismatch", "sum_sq", "sum_rel", "dot", "dut_sq",
          "golden_sq", "within_1e-3", "within_5e-3")
 _MAXES = ("max_abs", "max_rel", "max_ulp")
 
@@ -61,23 +62,24 @@ def _ordered_bits(torch, x):
 
 
 def _chunk(torch, a, g, ulp_dtype, all_finite, work):
-    """Partial sums and maxima of one chunk, as two float64 vectors on the chunk's device; the
-    relative error in ``work`` (TTK's working precision), the rest in float64."""
+    """Partial sums and maxima of one chunk, as two float64 vectors on the chunk's device; |a-g|
+    and the relative error in ``work`` (TTK's working precision), the rest in float64."""
     wide = torch.float64
     af, gf = a.to(wide), g.to(wide)
     zero = torch.zeros((), dtype=wide, device=af.device)
     aw, gw = a.to(work), g.to(work)
-    rel = (aw - gw).abs_().div_(gw.abs().add_(tol.REL_EPS)).to(wide)
+    dw = (aw - gw).abs_()
+    rel = (dw / gw.abs().add_(tol.REL_EPS)).to(wide)
     if all_finite:
         fin = None
         special_match = special_mismatch = torch.zeros((), dtype=torch.int64, device=af.device)
-        d = (af - gf).abs_()
+        d = dw.to(wide)
         a0, g0 = af, gf
     else:
         fin = torch.isfinite(af) & torch.isfinite(gf)
         special_match = ~fin & ((torch.isnan(af) & torch.isnan(gf)) | (af == gf))
         special_mismatch = ~fin & ~special_match
-        d = torch.where(fin, af - gf, zero).abs_()
+        d = torch.where(fin, dw.to(wide), zero)
         a0, g0 = torch.where(fin, af, zero), torch.where(fin, gf, zero)
         rel = torch.where(fin, rel, zero)
     keep = (lambda x: x) if fin is None else (lambda x: fin & x)  # noqa: E731
@@ -87,7 +89,7 @@ def _chunk(torch, a, g, ulp_dtype, all_finite, work):
     else:
         max_ulp = zero
     n_fin = fin.sum() if fin is not None else torch.tensor(a.numel(), device=af.device)
-    sums = [n_fin, special_match.sum(), special_mismatch.sum(), d.sum(), torch.dot(d, d), rel.sum(),
+    sums = [n_fin, special_match.sum(), special_mismatch.sum(), torch.dot(d, d), rel.sum(),
             torch.dot(a0, g0), torch.dot(a0, a0), torch.dot(g0, g0),
             keep(rel <= tol.SHARE_BOUNDS[0]).sum(), keep(rel <= tol.SHARE_BOUNDS[1]).sum()]
     return torch.stack(sums).to(wide), torch.stack([d.amax(), rel.amax(), max_ulp]).to(wide)

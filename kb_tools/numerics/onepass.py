@@ -54,12 +54,13 @@ ULP_DTYPES = ("float64", "float32", "bfloat16", "float16")  # fp8 has no ULP met
 
 # Slots of one part's result row.
 PAIR_SLOTS = ("matched", "mismatched", "max_err", "sum_rel_w", "max_rel_w", "finite")
-METRIC_SLOTS = ("special_match", "sum_abs", "sum_sq", "sum_rel", "dot", "dut_sq", "golden_sq",
-                "within_1e-3", "within_5e-3", "max_abs", "max_rel", "max_ulp")
+METRIC_SLOTS = ("special_match", "sum_sq", "sum_rel", "dot", "dut_sq", "golden_sq", "within_1e-3", "within_5e-3",
+                "max_abs", "max_rel", "max_ulp")
 CROSS_SLOTS = ("large", "small", "small_err_dut", "small_err_tp", "special_fail", "tp_rel_inf",
                "sum_rel_dut", "sum_rel_tp", "sum_sq_dut", "sum_sq_tp", "max_rel_dut", "max_rel_tp")
 MAX_SLOTS = frozenset({"max_err", "max_rel_w", "max_abs", "max_rel", "max_ulp", "max_rel_dut", "max_rel_tp"})
 _N_METRIC = len(METRIC_SLOTS)
+_THIRD_AT = len(CROSS_SLOTS) + 2 + _N_METRIC  # where the third party's metrics start in a cross_check row
 
 _pools: dict[int, ThreadPoolExecutor] = {}
 os.register_at_fork(after_in_child=_pools.clear)
@@ -238,26 +239,26 @@ def _finite(x, limit):
 
 
 @numba.njit
-def _metric_step(m, a64, g64, fin, dut, i, rel):
-    """One pair's contribution to the metrics' float64 sums, counts and maxima (as bits); ``rel``
-    is the pair's relative error in the working precision (TTK's, 0 where the pair is not finite).
-    A pair that is not finite adds zeros, as torch.where(fin, ..., 0) does."""
+def _metric_step(m, a64, g64, fin, dut, i, e, rel):
+    """One pair's contribution to the metrics' float64 sums, counts and maxima (as bits); ``e`` and
+    ``rel`` are the pair's |a-g| and relative error in the working precision (TTK's, 0 where the
+    pair is not finite). A pair that is not finite adds zeros, as torch.where(fin, ..., 0) does."""
     a0 = a64 if fin else 0.0
     g0 = g64 if fin else 0.0
-    d = abs(a0 - g0)
+    d = np.float64(e)
     r = np.float64(rel)
-    return (m[0] + (~fin & _agree(a64, g64)), m[1] + d, m[2] + d * d, m[3] + r, m[4] + a0 * g0, m[5] + a0 * a0,
-            m[6] + g0 * g0, m[7] + (fin & (r <= _SHARE_1)), m[8] + (fin & (r <= _SHARE_2)), max(m[9], _bits(d)),
-            max(m[10], _bits(r)), _ulp_max(m[11], dut, i, g0, fin))
+    return (m[0] + (~fin & _agree(a64, g64)), m[1] + d * d, m[2] + r, m[3] + a0 * g0, m[4] + a0 * a0, m[5] + g0 * g0,
+            m[6] + (fin & (r <= _SHARE_1)), m[7] + (fin & (r <= _SHARE_2)), max(m[8], _bits(d)), max(m[9], _bits(r)),
+            _ulp_max(m[10], dut, i, g0, fin))
 
 
-_M0 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, np.int64(0), np.int64(0), np.int64(0))
+_M0 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, np.int64(0), np.int64(0), np.int64(0))
 
 
 @numba.njit
 def _metric_row(m, dut):
-    return (float(m[0]), m[1], m[2], m[3], m[4], m[5], m[6], float(m[7]), float(m[8]),
-            _from_bits(m[9]), _from_bits(m[10]), _ulp_value(m[11], dut))
+    return (float(m[0]), m[1], m[2], m[3], m[4], m[5], float(m[6]), float(m[7]), _from_bits(m[8]), _from_bits(m[9]),
+            _ulp_value(m[10], dut))
 
 
 @numba.njit
@@ -275,7 +276,7 @@ def _zero_bits(like):
 def _pair_step(s, a, g, rtol, atol, eps, limit):
     """One pair's contribution to (matched, mismatched, finite, sum of relative errors, max error
     bits, max relative error bits), in the working precision of ``a`` and ``g``; whether the pair
-    is finite, and its relative error (0 where it is not)."""
+    is finite, its |a-g| and its relative error (0 where it is not)."""
     zero = _like(0.0, rtol)
     ag = abs(g)
     fin = _finite(a, limit) & _finite(g, limit)
@@ -283,7 +284,7 @@ def _pair_step(s, a, g, rtol, atol, eps, limit):
     agree = _agree(a, g)
     rel = e / (ag + eps) if fin else zero
     return (s[0] + ((fin & (e <= ag * rtol + atol)) | (~fin & agree)), s[1] + (~fin & ~agree), s[2] + fin,
-            s[3] + np.float64(rel), max(s[4], _bits(e)), max(s[5], _bits(rel))), fin, rel
+            s[3] + np.float64(rel), max(s[4], _bits(e)), max(s[5], _bits(rel))), fin, e, rel
 
 
 @numba.njit
@@ -309,25 +310,27 @@ def _cross_step(s, t, g, b, small_value, small_atol, eps, limit):
 # ---- the passes (compiled) ---------------------------------------------------------------------
 # error_model="numpy": a division by zero gives inf/NaN instead of a branch that raises;
 # fastmath reassoc only: float sums may be added in any order (vectorised), nothing else changes.
-# The metrics' float64 sums may also contract a product and its sum into one fused multiply-add
-# (the metrics describe; TTK's own arithmetic, in the criteria's loops, never fuses). A part of
-# the pass goes block by block: a loop that assumes every element finite (no masks, so it
-# vectorises tightly) tells from its maximum difference whether that was so; the few blocks that
-# hold a NaN, an inf or an overflow are done again, still in L1, by the loop with TTK's masks.
-# The relative error is computed once per leg, in TTK's working precision: the criterion and the
-# metrics (MERE, MARE, the shares) read the same value. ``shares`` is () for a verdict alone, or
-# the share bounds as working-precision thresholds: the loops with metrics are then compiled apart.
-# A finite block's sums of relative errors and squared differences are added in the working
-# precision, as TTK's float32 means and the torch passes add them: split among the vector lanes, a
-# float32 partial of a 256-element block holds at most 16 terms (an error within about 20 units in
-# the last place of the block's sum, the bound of numpy's pairwise float32 sum behind TTK's
-# np.mean), and the blocks' sums are added in float64. A block whose working-precision sum
-# overflowed is done again by the masked loop, which adds in float64 (TTK redoes an overflowing sum
-# of squares in float64). Float64 sums are the vector loops' dearest work: a float32 one takes half
-# the lanes' passes, and no conversion.
+# The metrics' float64 sums fuse each product into its sum (``_fma``, explicitly: the metrics
+# describe; TTK's own arithmetic, in the criteria's loops, is never fused). A part of the pass goes
+# block by block: a loop that assumes every element finite (no masks, so it vectorises tightly)
+# tells from its maximum difference whether that was so; the few blocks that hold a NaN, an inf or
+# an overflow are done again, still in L1, by the loop with TTK's masks. The relative error and
+# |a-g| are computed once per leg, in TTK's working precision: the criterion and the metrics (MERE,
+# MARE, the shares, the largest and the squared differences) read the same values. ``shares`` is
+# () for a verdict alone, or the share bounds as working-precision thresholds: the loops with
+# metrics are then compiled apart and fused with the criterion's (one load and decode an element).
+# A verdict's sums (stat_rel_err's relative errors; cross_check's relative errors and squared
+# differences) are added in the working precision, as TTK's float32 means and the torch passes add
+# them, over runs of RUN elements: split among the vector lanes, a float32 partial of a run holds at
+# most 32 terms (an error within about 40 units in the last place of the run's sum, the order of
+# numpy's pairwise float32 sum behind TTK's np.mean); the runs' sums are added in float64. A block
+# where such a sum overflowed is done again by the masked loop, which adds in float64 (TTK too
+# redoes an overflowing sum of squares in float64). The metrics' sums are float64 throughout, as
+# in the torch pass of ``metrics``. Float64 sums are the vector loops' dearest work: a conversion
+# and twice the vector passes of a float32 one.
 _FLAGS = {"nogil": True, "cache": True, "error_model": "numpy", "fastmath": {"reassoc"}}
-_SUM_FLAGS = {"nogil": True, "cache": True, "error_model": "numpy", "fastmath": {"reassoc", "contract"}}
-BLOCK = 1 << 8  # elements per block; its sums run in the working precision (see above)
+BLOCK = 1 << 11  # elements: three float32 legs' blocks (24 KiB) stay in L1 while a masked loop redoes one
+RUN = 1 << 8  # elements whose working-precision sums one fast loop adds (see above)
 PART = 1 << 16  # elements per row of partial results: the rows, added in order, fix the sums' order
 
 
@@ -384,22 +387,127 @@ def _rel_acc_impl(acc, e, ag, eps, shares):
     return lambda acc, e, ag, eps, shares: _rel_step(acc, e / (ag + eps), shares)
 
 
+@intrinsic
+def _fma(typingctx, x, y, z):
+    """x·y + z rounded once (float64): the metrics' sums only, never TTK's arithmetic."""
+    def codegen(context, builder, signature, args):
+        flags = ("reassoc", "contract")  # the sum may be reordered (vectorised) and fused with the product
+        return builder.fadd(builder.fmul(args[0], args[1], flags=flags), args[2], flags=flags)
+    return types.float64(types.float64, types.float64, types.float64), codegen
+
+
+def _metric_acc(acc, a, g, e, dut, i, shares):
+    """A finite pair's share of a leg's metric sums (float64: |a-g|² of the working-precision
+    difference ``e``, a·g, a²; the ULP maximum) when ``shares`` holds the share bounds; ``acc``
+    unchanged otherwise."""
+
+
+@overload(_metric_acc)
+def _metric_acc_impl(acc, a, g, e, dut, i, shares):
+    if len(shares) == 0:
+        return lambda acc, a, g, e, dut, i, shares: acc
+
+    def step(acc, a, g, e, dut, i, shares):
+        a64, g64 = np.float64(a), np.float64(g)
+        d = np.float64(e)
+        return _fma(d, d, acc[0]), _fma(a64, g64, acc[1]), _fma(a64, a64, acc[2]), _ulp_fast(acc[3], dut, i, g64)
+    return step
+
+
+def _sum_zero(like, shares):
+    """The start of a fast loop's relative-error sum: 0 in the working precision for a verdict
+    alone (TTK's float32 mean), a float64 0 with the metrics (MERE is a float64 sum)."""
+
+
+@overload(_sum_zero)
+def _sum_zero_impl(like, shares):
+    if len(shares) == 0:
+        return lambda like, shares: _like(0.0, like)
+    return lambda like, shares: 0.0
+
+
+def _golden_acc(total, g, shares):
+    """The golden's sum of squares (float64) when ``shares`` holds the share bounds."""
+
+
+@overload(_golden_acc)
+def _golden_acc_impl(total, g, shares):
+    if len(shares) == 0:
+        return lambda total, g, shares: total
+    return lambda total, g, shares: _fma(np.float64(g), np.float64(g), total)
+
+
+def _run_length(eps, shares):
+    """Elements per call of a pair's fast loop inside a block: RUN when it adds relative errors in
+    the working precision (``eps`` given, no metrics: see :func:`_sum_zero`), so that those sums
+    stay short; the whole block when it adds nothing, or adds in float64."""
+
+
+@overload(_run_length)
+def _run_length_impl(eps, shares):
+    if isinstance(eps, types.NoneType) or len(shares) > 0:
+        return lambda eps, shares: BLOCK
+    return lambda eps, shares: RUN
+
+
+@numba.njit
+def _add_rel(acc, r):
+    """A run's relative-error (sum, max bits, share counts) added to a block's (sum in float64)."""
+    return acc[0] + np.float64(r[0]), max(acc[1], r[1]), acc[2] + r[2], acc[3] + r[3]
+
+
+@numba.njit
+def _add_metric(acc, m):
+    """A run's metric sums (see :func:`_metric_acc`) added to a block's (in float64)."""
+    return acc[0] + np.float64(m[0]), acc[1] + m[1], acc[2] + m[2], max(acc[3], np.int64(m[3]))
+
+
+@numba.njit
+def _with_fast(m, r, f, g_sq, max_e):
+    """Metrics ``m`` with a finite block's relative errors ``r``, its metric sums ``f``, the golden's
+    sum of squares and the leg's max |a-g| bits (working precision)."""
+    return (m[0], m[1] + f[0], m[2] + r[0], m[3] + f[1], m[4] + f[2], m[5] + g_sq, m[6] + r[2], m[7] + r[3],
+            max(m[8], _wide_bits(max_e)), max(m[9], _wide_bits(r[1])), max(m[10], f[3]))
+
+
 @numba.njit(**_FLAGS)
 def _pair_fast(xb, yb, xt, yt, rtol, atol, eps, shares, like):
-    """(matched, sum of relative errors, max error bits, max relative error bits, share counts) of
-    a block whose pairs are all finite, in the working precision of ``like``; the max error bits
-    reach inf's where one was not (or a difference overflowed). Only what is asked is computed:
-    ``rtol`` None leaves matched 0, ``eps`` None the relative errors (and with them the division)."""
-    z = _zero_bits(like)
+    """(matched, max error bits, relative errors (sum, max bits, share counts), metric sums, golden
+    sum of squares) of a run whose pairs are all finite, in the working precision of ``like``; the
+    max error bits reach inf's where one was not (or a difference overflowed). Only what is asked
+    is computed: ``rtol`` None leaves matched 0, ``eps`` None the relative errors (and with them the
+    division), ``shares`` () the metrics."""
+    z, zero = _zero_bits(like), _like(0.0, like)
     matched, max_e = np.int32(0), z  # a block's count fits in int32 (half the lanes of int64)
-    r = (_like(0.0, like), z, np.int32(0), np.int32(0))
+    r = (_sum_zero(like, shares), z, np.int32(0), np.int32(0))
+    m = (0.0, 0.0, 0.0, _ulp_zero(xb))
+    g_sq = 0.0
     for i in range(xb.size):
         a, g = _like(_decode(xb, xt, i), like), _like(_decode(yb, yt, i), like)
         e, ag = abs(a - g), abs(g)
         matched = np.int32(matched + _within(e, ag, rtol, atol))
         max_e = max(max_e, _bits(e))
         r = _rel_acc(r, e, ag, eps, shares)
-    return matched, r[0], max_e, r[1], r[2], r[3]
+        m = _metric_acc(m, a, g, e, xb, i, shares)
+        g_sq = _golden_acc(g_sq, g, shares)
+    return matched, max_e, r, m, g_sq
+
+
+@numba.njit(**_FLAGS)
+def _pair_block(xb, yb, xt, yt, rtol, atol, eps, shares, like):
+    """:func:`_pair_fast` over a block, run by run where it adds (see :func:`_run_length`); the
+    runs' sums added in float64."""
+    step = _run_length(eps, shares)
+    z = _zero_bits(like)
+    matched, max_e = 0, z
+    r = (0.0, z, 0, 0)
+    m = (0.0, 0.0, 0.0, np.int64(0))
+    g_sq = 0.0
+    for lo in range(0, xb.size, step):
+        k, e, rr, mm, gg = _pair_fast(xb[lo:lo + step], yb[lo:lo + step], xt, yt, rtol, atol, eps, shares, like)
+        matched, max_e = matched + k, max(max_e, e)
+        r, m, g_sq = _add_rel(r, rr), _add_metric(m, mm), g_sq + gg
+    return matched, max_e, r, m, g_sq
 
 
 @numba.njit(**_FLAGS)
@@ -407,9 +515,9 @@ def _pair_masked(s, xb, yb, xt, yt, rtol, atol, eps, limit, metrics, m):
     """A block's criterion statistics (and metrics when asked) with TTK's NaN/inf masks."""
     for i in range(xb.size):
         av, gv = _decode(xb, xt, i), _decode(yb, yt, i)
-        s, fin, rel = _pair_step(s, _like(av, rtol), _like(gv, rtol), rtol, atol, eps, limit)
+        s, fin, e, rel = _pair_step(s, _like(av, rtol), _like(gv, rtol), rtol, atol, eps, limit)
         if metrics:
-            m = _metric_step(m, np.float64(av), np.float64(gv), fin, xb, i, rel)
+            m = _metric_step(m, np.float64(av), np.float64(gv), fin, xb, i, e, rel)
     return s, m
 
 
@@ -445,32 +553,14 @@ def _key32(bits):
     return np.int32(np.int32(-(2**31)) - bits) if bits < 0 else bits
 
 
-@numba.njit(**_SUM_FLAGS)
-def _metric_fast(m, xb, yb, xt, yt):
-    """A finite block's float64 sums, |a-g| maximum and ULP maximum (``_metric_step`` without the
-    masks; the relative errors' slots are the caller's, from the criterion's loop)."""
-    s_abs = s_sq = dot = a_sq = g_sq = 0.0
-    max_d = np.int64(0)
-    ulp = _ulp_zero(xb)
-    for i in range(xb.size):
-        a, g = np.float64(_decode(xb, xt, i)), np.float64(_decode(yb, yt, i))
-        d = abs(a - g)
-        s_abs += d
-        s_sq += d * d
-        dot += a * g
-        a_sq += a * a
-        g_sq += g * g
-        max_d = max(max_d, _f64_bits(d))
-        ulp = _ulp_fast(ulp, xb, i, g)
-    return (m[0], m[1] + s_abs, m[2] + s_sq, m[3], m[4] + dot, m[5] + a_sq, m[6] + g_sq, m[7], m[8],
-            max(m[9], max_d), m[10], max(m[11], np.int64(ulp)))
-
-
 @numba.njit
-def _with_rel(m, total, max_bits, w1, w2):
-    """Metrics ``m`` with a finite block's relative-error sum, maximum (working bits) and share counts."""
-    return (m[0], m[1], m[2], m[3] + np.float64(total), m[4], m[5], m[6], m[7] + w1, m[8] + w2, m[9],
-            max(m[10], _wide_bits(max_bits)), m[11])
+def _sums_finite(*sums):
+    """Whether every float64 total of a block's working-precision sums is below inf (not an
+    overflow, not a NaN)."""
+    ok = True
+    for total in sums:
+        ok = ok and total < np.inf
+    return ok
 
 
 @numba.njit(**_FLAGS)
@@ -488,12 +578,11 @@ def _pair_part(x, y, xt, yt, p0, p1, rtol, atol, eps, limit, shares, fast_rtol, 
         m = _M0
         for lo in range(0, xs.size, BLOCK):
             xb, yb = xs[lo:lo + BLOCK], ys[lo:lo + BLOCK]
-            matched, total, max_e, max_rel, w1, w2 = _pair_fast(xb, yb, xt, yt, fast_rtol, atol, fast_eps, shares, rtol)
-            if max_e < inf and _bits(total) < inf:  # all finite, and the block's sum did not overflow
-                s = (s[0] + matched, s[1], s[2] + xb.size, s[3] + np.float64(total), max(s[4], max_e),
-                     max(s[5], max_rel))
+            matched, max_e, r, f, g_sq = _pair_block(xb, yb, xt, yt, fast_rtol, atol, fast_eps, shares, rtol)
+            if max_e < inf and _sums_finite(r[0], f[0]):  # all finite, and no working-precision sum overflowed
+                s = (s[0] + matched, s[1], s[2] + xb.size, s[3] + r[0], max(s[4], max_e), max(s[5], r[1]))
                 if metrics:
-                    m = _with_rel(_metric_fast(m, xb, yb, xt, yt), total, max_rel, w1, w2)
+                    m = _with_fast(m, r, f, g_sq, max_e)
             else:
                 s, m = _pair_masked(s, xb, yb, xt, yt, rtol, atol, eps, limit, metrics, m)
         _store(out, p, 0, (float(s[0]), float(s[1]), _from_bits(s[4]), s[3], _from_bits(s[5]), float(s[2])))
@@ -502,21 +591,24 @@ def _pair_part(x, y, xt, yt, p0, p1, rtol, atol, eps, limit, shares, fast_rtol, 
 
 @numba.njit(**_FLAGS)
 def _cross_fast(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, shares):
-    """cross_check's statistics of a block whose triples are all finite: (small count, small-region
+    """cross_check's statistics of a run whose triples are all finite: (small count, small-region
     errors of DUT and third party, large-region relative-error sums and squared-difference sums in
-    the working precision, the relative errors' maxima as bits); the max difference bits, inf's or above where a leg was
-    not finite or a difference overflowed; and each leg's relative errors over the whole block
-    for its metrics (see :func:`_rel_step`)."""
+    the working precision, the relative errors' maxima as bits); each leg's max |leg - golden| bits,
+    inf's or above where a leg was not finite or a difference overflowed; and, for the metrics,
+    each leg's relative errors over the whole run (see :func:`_rel_step`), its metric sums and the
+    golden's sum of squares (see :func:`_metric_acc`)."""
     zero, z = _like(0.0, eps), _zero_bits(eps)
     small = err_t = err_b = np.int32(0)  # a block's counts fit (in half the lanes of int64)
     sum_t = sum_b = sq_t = sq_b = zero
-    max_t = max_b = check = z
-    wt = wb = (zero, z, np.int32(0), np.int32(0))
+    max_t = max_b = e_t = e_b = z
+    wt = wb = (_sum_zero(eps, shares), z, np.int32(0), np.int32(0))
+    mt, mb = (0.0, 0.0, 0.0, _ulp_zero(tb)), (0.0, 0.0, 0.0, _ulp_zero(bb))
+    g_sq = 0.0
     for i in range(tb.size):
         t, g, b = _like(_decode(tb, tt, i), eps), _like(_decode(gb, gt, i), eps), _like(_decode(bb, bt, i), eps)
         ag = abs(g)
         dt, db = abs(t - g), abs(b - g)
-        check = max(check, max(_bits(dt), _bits(db)))
+        e_t, e_b = max(e_t, _bits(dt)), max(e_b, _bits(db))
         in_small = ag < small_value
         small = np.int32(small + in_small)
         err_t = np.int32(err_t + (in_small & (dt > small_atol)))
@@ -531,7 +623,30 @@ def _cross_fast(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, shares):
         sq_t += lt * lt
         sq_b += lb * lb
         max_t, max_b = max(max_t, _bits(rt)), max(max_b, _bits(rb))
-    return (small, err_t, err_b, sum_t, sum_b, sq_t, sq_b, max_t, max_b), check, wt, wb
+        mt, mb = _metric_acc(mt, t, g, dt, tb, i, shares), _metric_acc(mb, b, g, db, bb, i, shares)
+        g_sq = _golden_acc(g_sq, g, shares)
+    return (small, err_t, err_b, sum_t, sum_b, sq_t, sq_b, max_t, max_b), (e_t, e_b), wt, wb, mt, mb, g_sq
+
+
+@numba.njit(**_FLAGS)
+def _cross_block(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, shares):
+    """:func:`_cross_fast` over a block, run by run (see RUN); the runs' sums added in float64."""
+    z = _zero_bits(eps)
+    c = (0, 0, 0, 0.0, 0.0, 0.0, 0.0, z, z)
+    e_t = e_b = z
+    wt = wb = (0.0, z, 0, 0)
+    mt = mb = (0.0, 0.0, 0.0, np.int64(0))
+    g_sq = 0.0
+    for lo in range(0, tb.size, RUN):
+        hi = lo + RUN
+        f, e, rt, rb, ft, fb, gg = _cross_fast(tb[lo:hi], gb[lo:hi], bb[lo:hi], tt, gt, bt, small_value, small_atol,
+                                               eps, shares)
+        c = (c[0] + f[0], c[1] + f[1], c[2] + f[2], c[3] + np.float64(f[3]), c[4] + np.float64(f[4]),
+             c[5] + np.float64(f[5]), c[6] + np.float64(f[6]), max(c[7], f[7]), max(c[8], f[8]))
+        e_t, e_b = max(e_t, e[0]), max(e_b, e[1])
+        wt, wb, mt, mb = _add_rel(wt, rt), _add_rel(wb, rb), _add_metric(mt, ft), _add_metric(mb, fb)
+        g_sq += gg
+    return c, (e_t, e_b), wt, wb, mt, mb, g_sq
 
 
 @numba.njit(**_FLAGS)
@@ -548,39 +663,11 @@ def _cross_masked(s, tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, limit
             ct = (ct[0] + fin_t, ct[1] + (~fin_t & ~_agree(tw, gw)))
             cb = (cb[0] + fin_b, cb[1] + (~fin_b & ~_agree(bw, gw)))
             den = abs(gw) + eps
-            rel_t = abs(tw - gw) / den if fin_t else zero
-            rel_b = abs(bw - gw) / den if fin_b else zero
-            mt = _metric_step(mt, np.float64(tv), np.float64(gv), fin_t, tb, i, rel_t)
-            mb = _metric_step(mb, np.float64(bv), np.float64(gv), fin_b, bb, i, rel_b)
+            e_t = abs(tw - gw) if fin_t else zero
+            e_b = abs(bw - gw) if fin_b else zero
+            mt = _metric_step(mt, np.float64(tv), np.float64(gv), fin_t, tb, i, e_t, e_t / den if fin_t else zero)
+            mb = _metric_step(mb, np.float64(bv), np.float64(gv), fin_b, bb, i, e_b, e_b / den if fin_b else zero)
     return s, mt, mb, ct, cb
-
-
-@numba.njit(**_SUM_FLAGS)
-def _metric_fast2(mt, mb, tb, bb, gb, tt, bt, gt):
-    """:func:`_metric_fast` of two legs against one golden at once (the golden's value and sum of
-    squares once: in a finite block both legs see every golden element)."""
-    ta = ts = td = tq = ba = bs = bd = bq = g_sq = 0.0
-    t_d = b_d = np.int64(0)
-    t_u, b_u = _ulp_zero(tb), _ulp_zero(bb)
-    for i in range(gb.size):
-        g = np.float64(_decode(gb, gt, i))
-        g_sq += g * g
-        a, c = np.float64(_decode(tb, tt, i)), np.float64(_decode(bb, bt, i))
-        d, e = abs(a - g), abs(c - g)
-        ta += d
-        ts += d * d
-        td += a * g
-        tq += a * a
-        ba += e
-        bs += e * e
-        bd += c * g
-        bq += c * c
-        t_d, b_d = max(t_d, _f64_bits(d)), max(b_d, _f64_bits(e))
-        t_u, b_u = _ulp_fast(t_u, tb, i, g), _ulp_fast(b_u, bb, i, g)
-    return ((mt[0], mt[1] + ta, mt[2] + ts, mt[3], mt[4] + td, mt[5] + tq, mt[6] + g_sq, mt[7], mt[8],
-             max(mt[9], t_d), mt[10], max(mt[11], np.int64(t_u))),
-            (mb[0], mb[1] + ba, mb[2] + bs, mb[3], mb[4] + bd, mb[5] + bq, mb[6] + g_sq, mb[7], mb[8],
-             max(mb[9], b_d), mb[10], max(mb[11], np.int64(b_u))))
 
 
 @numba.njit(**_FLAGS)
@@ -599,24 +686,21 @@ def _cross_part(t, g, b, tt, gt, bt, p0, p1, small_value, small_atol, eps, limit
         ct = cb = (0, 0)  # (finite, mismatched) per leg
         for lo in range(0, ts.size, BLOCK):
             tb, gb, bb = ts[lo:lo + BLOCK], gs[lo:lo + BLOCK], bs[lo:lo + BLOCK]
-            f, check, wt, wb = _cross_fast(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, shares)
-            # all finite, no third-party relative error overflowed, nor any of the block's sums
-            if check < inf and f[8] < inf and max(max(_bits(f[3]), _bits(f[4])), max(_bits(f[5]), _bits(f[6]))) < inf \
-                    and max(_bits(wt[0]), _bits(wb[0])) < inf:
-                s = (s[0] + tb.size - f[0], s[1] + f[0], s[2] + f[1], s[3] + f[2], s[4], s[5],
-                     s[6] + np.float64(f[3]), s[7] + np.float64(f[4]), s[8] + np.float64(f[5]), s[9] + np.float64(f[6]),
-                     max(s[10], f[7]), max(s[11], f[8]))
+            f, e, wt, wb, ft, fb, g_sq = _cross_block(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, shares)
+            # all finite, no third-party relative error overflowed, nor any working-precision sum
+            if max(e[0], e[1]) < inf and f[8] < inf and _sums_finite(f[3], f[4], f[5], f[6], wt[0], wb[0], ft[0], fb[0]):
+                s = (s[0] + tb.size - f[0], s[1] + f[0], s[2] + f[1], s[3] + f[2], s[4], s[5], s[6] + f[3],
+                     s[7] + f[4], s[8] + f[5], s[9] + f[6], max(s[10], f[7]), max(s[11], f[8]))
                 if metrics:
                     ct, cb = (ct[0] + tb.size, ct[1]), (cb[0] + tb.size, cb[1])
-                    mt, mb = _metric_fast2(mt, mb, tb, bb, gb, tt, bt, gt)
-                    mt, mb = _with_rel(mt, wt[0], wt[1], wt[2], wt[3]), _with_rel(mb, wb[0], wb[1], wb[2], wb[3])
+                    mt, mb = _with_fast(mt, wt, ft, g_sq, e[0]), _with_fast(mb, wb, fb, g_sq, e[1])
             else:
                 s, mt, mb, ct, cb = _cross_masked(s, tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, limit,
                                                   metrics, mt, mb, ct, cb)
         _store(out, p, 0, (float(s[0]), float(s[1]), float(s[2]), float(s[3]), float(s[4]), float(s[5]), s[6], s[7],
                            s[8], s[9], _from_bits(s[10]), _from_bits(s[11])))
         _store(out, p, 12, (float(ct[0]), float(ct[1])) + _metric_row(mt, ts))
-        _store(out, p, 26, (float(cb[0]), float(cb[1])) + _metric_row(mb, bs))
+        _store(out, p, _THIRD_AT, (float(cb[0]), float(cb[1])) + _metric_row(mb, bs))
 
 
 # ---- the Python side ---------------------------------------------------------------------------
