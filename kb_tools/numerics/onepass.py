@@ -4,13 +4,14 @@ Why compiled: the torch passes (``criteria``, ``cross_check``, ``metrics``) buil
 temporary per operation — a cast, a difference, a mask, a quotient — and read each leg again
 for the metrics, 5–12x one plain read of the inputs. Here each block of elements is loaded from
 memory once and, while it sits in L1, feeds every count, sum and maximum of the criterion and of
-the metrics (when asked): first a loop that assumes every element finite and has no masks, so
+the metrics (when asked), in one loop: it assumes every element finite and has no masks, so
 that LLVM vectorises it tightly; its maximum difference shows whether a NaN, an inf or an
-overflow was there, and only such a block is done again by the loop with TTK's masks. The
-relative error is computed once, in TTK's working precision, for the criterion and the metrics.
-A verdict alone computes only what it reads: mix_tolerance's loop has no division (alone it costs
-about one read of the legs in cache, with the relative errors about 2.6x), stat_rel_err's no tolerance
-test. The extra memory is one row of partial results per 2^16 elements (``benchmarks/bench_compare.py``).
+overflow was there, and only such a block is done again by the loop with TTK's masks. |a-g| and
+the relative error are computed once, in TTK's working precision, for the criterion and the
+metrics. A verdict alone computes only what it reads: mix_tolerance's loop has no division,
+stat_rel_err's no tolerance test, and a verdict's sums are added as TTK adds them, in the working
+precision (over short runs, the runs in float64; see the passes' notes below). The extra memory
+is one row of partial results per 2^16 elements (``benchmarks/bench_compare.py``).
 
 Decoding: float32 and float64 are read as they are, fp16 through the CPU's half conversion (its
 int16 bits), bf16 as the top half of a float32 (its uint16 bits), fp8 through a 256-entry table
