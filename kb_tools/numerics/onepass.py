@@ -46,9 +46,10 @@ from numba.extending import intrinsic, overload
 from kb_tools.numerics import tolerances as tol
 
 # Smaller passes run on the calling thread alone: waking the second core costs 0.05-0.2 ms here (an
-# idle virtual CPU wakes slowly), more than half of a 2^20-element pair pass saves; cross_check's
-# pass (three legs, two divisions an element) does about three times the work and gains from 2^20.
-POOL_MIN_ELEMENTS = {"_pair_part": 1 << 21, "_cross_part": 1 << 20}
+# idle virtual CPU wakes slowly), more than half of a 2^20-element verdict's pair pass saves; a pass
+# with the metrics, or cross_check's (three legs, two divisions an element), does about three times
+# the work and gains from 2^20.
+POOL_MIN_ELEMENTS = {"pair": 1 << 21, "pair with metrics": 1 << 20, "cross": 1 << 20}
 BITS_DTYPES = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")  # read through their bits
 DIRECT_DTYPES = ("float32", "float64")
 ULP_DTYPES = ("float64", "float32", "bfloat16", "float16")  # fp8 has no ULP metric
@@ -320,15 +321,15 @@ def _cross_step(s, t, g, b, small_value, small_atol, eps, limit):
 # MARE, the shares, the largest and the squared differences) read the same values. ``shares`` is
 # () for a verdict alone, or the share bounds as working-precision thresholds: the loops with
 # metrics are then compiled apart and fused with the criterion's (one load and decode an element).
-# A verdict's sums (stat_rel_err's relative errors; cross_check's relative errors and squared
-# differences) are added in the working precision, as TTK's float32 means and the torch passes add
-# them, over runs of RUN elements: split among the vector lanes, a float32 partial of a run holds at
-# most 32 terms (an error within about 40 units in the last place of the run's sum, the order of
-# numpy's pairwise float32 sum behind TTK's np.mean); the runs' sums are added in float64. A block
-# where such a sum overflowed is done again by the masked loop, which adds in float64 (TTK too
-# redoes an overflowing sum of squares in float64). The metrics' sums are float64 throughout, as
-# in the torch pass of ``metrics``. Float64 sums are the vector loops' dearest work: a conversion
-# and twice the vector passes of a float32 one.
+# A verdict alone adds its sums (stat_rel_err's relative errors; cross_check's relative errors and
+# squared differences) in the working precision, as TTK's float32 means and the torch passes add
+# them, over runs of RUN elements: split among 8 vector lanes (or more), a float32 partial of a run
+# holds at most 32 terms (an error within about 40 units in the last place of the run's sum, the
+# order of numpy's pairwise float32 sum behind TTK's np.mean); the runs' sums are added in float64.
+# A block where such a sum overflowed is done again by the masked loop, which adds in float64 (TTK
+# too redoes an overflowing sum of squares in float64). With the metrics every sum, the verdict's
+# too, is float64, as in the torch pass of ``metrics``. Float64 sums are the vector loops' dearest
+# work: a conversion and twice the vector passes of a float32 one.
 _FLAGS = {"nogil": True, "cache": True, "error_model": "numpy", "fastmath": {"reassoc"}}
 BLOCK = 1 << 11  # elements: three float32 legs' blocks (24 KiB) stay in L1 while a masked loop redoes one
 RUN = 1 << 8  # elements whose working-precision sums one fast loop adds (see above)
@@ -416,8 +417,9 @@ def _metric_acc_impl(acc, a, g, e, dut, i, shares):
 
 
 def _sum_zero(like, shares):
-    """The start of a fast loop's relative-error sum: 0 in the working precision for a verdict
-    alone (TTK's float32 mean), a float64 0 with the metrics (MERE is a float64 sum)."""
+    """The start of a fast loop's sums of relative errors and squared differences: 0 in the
+    working precision for a verdict alone (TTK's float32 means), a float64 0 with the metrics
+    (their sums are float64, and the verdict reads the same sums)."""
 
 
 @overload(_sum_zero)
@@ -439,9 +441,9 @@ def _golden_acc_impl(total, g, shares):
 
 
 def _run_length(eps, shares):
-    """Elements per call of a pair's fast loop inside a block: RUN when it adds relative errors in
-    the working precision (``eps`` given, no metrics: see :func:`_sum_zero`), so that those sums
-    stay short; the whole block when it adds nothing, or adds in float64."""
+    """Elements per call of a fast loop inside a block: RUN when it adds in the working precision
+    (``eps`` given, no metrics: see :func:`_sum_zero`), so that those sums stay short; the whole
+    block when it adds nothing, or adds in float64."""
 
 
 @overload(_run_length)
@@ -600,7 +602,7 @@ def _cross_fast(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, shares):
     golden's sum of squares (see :func:`_metric_acc`)."""
     zero, z = _like(0.0, eps), _zero_bits(eps)
     small = err_t = err_b = np.int32(0)  # a block's counts fit (in half the lanes of int64)
-    sum_t = sum_b = sq_t = sq_b = zero
+    sum_t = sum_b = sq_t = sq_b = _sum_zero(eps, shares)
     max_t = max_b = e_t = e_b = z
     wt = wb = (_sum_zero(eps, shares), z, np.int32(0), np.int32(0))
     mt, mb = (0.0, 0.0, 0.0, _ulp_zero(tb)), (0.0, 0.0, 0.0, _ulp_zero(bb))
@@ -621,8 +623,8 @@ def _cross_fast(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, shares):
         sum_t += rt
         sum_b += rb
         lt, lb = zero if in_small else dt, zero if in_small else db
-        sq_t += lt * lt
-        sq_b += lb * lb
+        sq_t += _like(lt, sq_t) * _like(lt, sq_t)
+        sq_b += _like(lb, sq_b) * _like(lb, sq_b)
         max_t, max_b = max(max_t, _bits(rt)), max(max_b, _bits(rb))
         mt, mb = _metric_acc(mt, t, g, dt, tb, i, shares), _metric_acc(mb, b, g, db, bb, i, shares)
         g_sq = _golden_acc(g_sq, g, shares)
@@ -631,15 +633,17 @@ def _cross_fast(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, shares):
 
 @numba.njit(**_FLAGS)
 def _cross_block(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, shares):
-    """:func:`_cross_fast` over a block, run by run (see RUN); the runs' sums added in float64."""
+    """:func:`_cross_fast` over a block, run by run for a verdict alone (see :func:`_run_length`);
+    the runs' sums added in float64."""
+    step = _run_length(eps, shares)
     z = _zero_bits(eps)
     c = (0, 0, 0, 0.0, 0.0, 0.0, 0.0, z, z)
     e_t = e_b = z
     wt = wb = (0.0, z, 0, 0)
     mt = mb = (0.0, 0.0, 0.0, np.int64(0))
     g_sq = 0.0
-    for lo in range(0, tb.size, RUN):
-        hi = lo + RUN
+    for lo in range(0, tb.size, step):
+        hi = lo + step
         f, e, rt, rb, ft, fb, gg = _cross_fast(tb[lo:hi], gb[lo:hi], bb[lo:hi], tt, gt, bt, small_value, small_atol,
                                                eps, shares)
         c = (c[0] + f[0], c[1] + f[1], c[2] + f[2], c[3] + np.float64(f[3]), c[4] + np.float64(f[4]),
@@ -758,13 +762,13 @@ def _pool(threads: int) -> ThreadPoolExecutor:
     return _pools[threads]
 
 
-def _run(kernel, n: int, width: int, args) -> np.ndarray:
+def _run(kernel, n: int, width: int, args, pool_min: int) -> np.ndarray:
     """``kernel(*head, p0, p1, *tail, out)`` over the parts of [0, n) (PART elements each, the
     rows of ``out``), the parts split among the threads in contiguous runs; the rows."""
     import torch
 
     parts = max(1, -(-n // PART))
-    threads = max(1, min(torch.get_num_threads(), parts)) if n >= POOL_MIN_ELEMENTS[kernel.__name__] else 1
+    threads = max(1, min(torch.get_num_threads(), parts)) if n >= pool_min else 1
     out = np.zeros((parts, width), np.float64)
     head, tail = args
     cuts = [parts * k // threads for k in range(threads + 1)]
@@ -828,7 +832,7 @@ def pair(dut, golden, work_is_f64: bool, rtol: float, atol: float, metrics: bool
     fast_eps = w(tol.REL_EPS) if metrics or {"sum_rel_w", "max_rel_w"} & set(stats) else None
     rows = _run(_pair_part, dut.numel(), len(PAIR_SLOTS) + _N_METRIC,
                 ((x, y, xt, yt), (w(rtol), w(atol), w(tol.REL_EPS), _limit(work_is_f64), _shares(work_is_f64, metrics),
-                                  fast_rtol, fast_eps)))
+                                  fast_rtol, fast_eps)), POOL_MIN_ELEMENTS["pair with metrics" if metrics else "pair"])
     whole = _combine(rows[:, :len(PAIR_SLOTS)], PAIR_SLOTS)
     crit = {name: whole[name] for name in stats}
     if not metrics:
@@ -845,7 +849,8 @@ def cross(dut, golden, third, work_is_f64: bool, sv: tol.SmallValue, metrics: bo
     width = len(CROSS_SLOTS) + 2 * (2 + _N_METRIC)
     rows = _run(_cross_part, dut.numel(), width, ((t, g, b, tt, gt, bt),
                                                   (w(sv.small_value), w(sv.small_value_atol), w(tol.REL_EPS),
-                                                   _limit(work_is_f64), _shares(work_is_f64, metrics))))
+                                                   _limit(work_is_f64), _shares(work_is_f64, metrics))),
+                POOL_MIN_ELEMENTS["cross"])
     stats = _combine(rows[:, :len(CROSS_SLOTS)], CROSS_SLOTS)
     if not metrics:
         return stats, None, None
