@@ -364,6 +364,26 @@ def test_compiled_pass_equals_the_torch_passes(monkeypatch, dut_dtype, golden_dt
             _assert_same(compiled[1][leg].as_dict(), torch_passes[1][leg].as_dict(), rel=1e-9)
 
 
+@pytest.mark.parametrize("name", ["stat_rel_err", "cross_check"])
+def test_a_verdict_whose_float32_sums_overflow_is_redone_in_float64(monkeypatch, name):
+    """A verdict alone adds in float32 over short runs; where a run's sum overflows (squares of
+    differences near 1e20, relative errors near 1e37), the block is redone with float64 sums, as
+    TTK and the torch pass redo an overflowing sum of squares: the figures stay finite and agree
+    with the float64 sums of a comparison with metrics. (stat_rel_err's torch pass keeps its float32
+    sum, inf, as TTK's np.mean does: the same verdict, another figure.)"""
+    a, g, tp = _legs("float32", "float32", specials=False)
+    g[:600] = 1.0
+    a[:600] = 1e20  # |a-g|^2 = 1e40 overflows float32; 1e20 / (1 + eps) does not
+    g[700:1000], a[700:1000] = 0.0, 1e30  # relative error 1e30 / 1e-7 = 1e37: 300 of them overflow a float32 sum
+    tp[:1000] = g[:1000]
+    compiled, torch_passes = _both_paths(monkeypatch, lambda: criteria.judge(name, a, g, tp))
+    assert _what_failed(compiled) == _what_failed(torch_passes)
+    if name == "cross_check":  # its torch pass redoes overflowing squares in float64 too
+        _assert_same(_numbers(compiled), _numbers(torch_passes), rel=1e-5)
+    wide = criteria.compare(name, a, g, tp)[0]  # with the metrics every sum is float64 from the start
+    _assert_same(_numbers(compiled), _numbers(wide), rel=1e-6)
+
+
 def test_compare_reads_the_legs_once(monkeypatch):
     """criteria.compare: the verdict and every leg's metrics from one compiled pass (counted)."""
     passes = []
