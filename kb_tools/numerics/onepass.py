@@ -323,16 +323,18 @@ def _cross_step(s, t, g, b, small_value, small_atol, eps, limit):
 # metrics are then compiled apart and fused with the criterion's (one load and decode an element).
 # A verdict alone adds its sums (stat_rel_err's relative errors; cross_check's relative errors and
 # squared differences) in the working precision, as TTK's float32 means and the torch passes add
-# them, over runs of RUN elements: split among 8 vector lanes (or more), a float32 partial of a run
-# holds at most 32 terms (an error within about 40 units in the last place of the run's sum, the
-# order of numpy's pairwise float32 sum behind TTK's np.mean); the runs' sums are added in float64.
+# them, over runs of RUN elements: split among the vector lanes (8 or 16 here), a float32 partial of
+# a run holds at most 64 terms, an error within about 70 units in the last place of the run's sum
+# (numpy's pairwise float32 sum behind TTK's np.mean is within about 30 at 2^20 elements, 37 at
+# 2^28); the runs' sums are added in float64, so the error does not grow with the length. Runs of
+# 256 cost cross_check 12 % more at 2^20 (each run ends in a reduction of every lane).
 # A block where such a sum overflowed is done again by the masked loop, which adds in float64 (TTK
 # too redoes an overflowing sum of squares in float64). With the metrics every sum, the verdict's
 # too, is float64, as in the torch pass of ``metrics``. Float64 sums are the vector loops' dearest
 # work: a conversion and twice the vector passes of a float32 one.
 _FLAGS = {"nogil": True, "cache": True, "error_model": "numpy", "fastmath": {"reassoc"}}
 BLOCK = 1 << 11  # elements: three float32 legs' blocks (24 KiB) stay in L1 while a masked loop redoes one
-RUN = 1 << 8  # elements whose working-precision sums one fast loop adds (see above)
+RUN = 1 << 9  # elements whose working-precision sums one fast loop adds (see above)
 PART = 1 << 16  # elements per row of partial results: the rows, added in order, fix the sums' order
 
 
