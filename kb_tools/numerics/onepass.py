@@ -312,7 +312,7 @@ def _cross_step(s, t, g, b, small_value, small_atol, eps, limit):
 # ---- the passes (compiled) ---------------------------------------------------------------------
 # error_model="numpy": a division by zero gives inf/NaN instead of a branch that raises;
 # fastmath reassoc only: float sums may be added in any order (vectorised), nothing else changes.
-# The metrics' float64 sums fuse each product into its sum (``_fma``, explicitly: the metrics
+# The metrics' float64 sums may fuse each product into its sum (``_mul_add``: the metrics
 # describe; TTK's own arithmetic, in the criteria's loops, is never fused). A part of the pass goes
 # block by block: a loop that assumes every element finite (no masks, so it vectorises tightly)
 # tells from its maximum difference whether that was so; the few blocks that hold a NaN, an inf or
@@ -392,8 +392,9 @@ def _rel_acc_impl(acc, e, ag, eps, shares):
 
 
 @intrinsic
-def _fma(typingctx, x, y, z):
-    """x·y + z rounded once (float64): the metrics' sums only, never TTK's arithmetic."""
+def _mul_add(typingctx, x, y, z):
+    """x·y + z in float64, licensed to be fused into one multiply-add and reordered among a loop's
+    sums (``_FLAGS`` licenses reordering only): the metrics' sums use it, TTK's arithmetic never."""
     def codegen(context, builder, signature, args):
         flags = ("reassoc", "contract")  # the sum may be reordered (vectorised) and fused with the product
         return builder.fadd(builder.fmul(args[0], args[1], flags=flags), args[2], flags=flags)
@@ -414,7 +415,8 @@ def _metric_acc_impl(acc, a, g, e, dut, i, shares):
     def step(acc, a, g, e, dut, i, shares):
         a64, g64 = np.float64(a), np.float64(g)
         d = np.float64(e)
-        return _fma(d, d, acc[0]), _fma(a64, g64, acc[1]), _fma(a64, a64, acc[2]), _ulp_fast(acc[3], dut, i, g64)
+        return (_mul_add(d, d, acc[0]), _mul_add(a64, g64, acc[1]), _mul_add(a64, a64, acc[2]),
+                _ulp_fast(acc[3], dut, i, g64))
     return step
 
 
@@ -439,7 +441,7 @@ def _golden_acc(total, g, shares):
 def _golden_acc_impl(total, g, shares):
     if len(shares) == 0:
         return lambda total, g, shares: total
-    return lambda total, g, shares: _fma(np.float64(g), np.float64(g), total)
+    return lambda total, g, shares: _mul_add(np.float64(g), np.float64(g), total)
 
 
 def _run_length(eps, shares):
@@ -482,7 +484,7 @@ def _pair_fast(xb, yb, xt, yt, rtol, atol, eps, shares, like):
     max error bits reach inf's where one was not (or a difference overflowed). Only what is asked
     is computed: ``rtol`` None leaves matched 0, ``eps`` None the relative errors (and with them the
     division), ``shares`` () the metrics."""
-    z, zero = _zero_bits(like), _like(0.0, like)
+    z = _zero_bits(like)
     matched, max_e = np.int32(0), z  # a block's count fits in int32 (half the lanes of int64)
     r = (_sum_zero(like, shares), z, np.int32(0), np.int32(0))
     m = (0.0, 0.0, 0.0, _ulp_zero(xb))
@@ -694,8 +696,9 @@ def _cross_part(t, g, b, tt, gt, bt, p0, p1, small_value, small_atol, eps, limit
         for lo in range(0, ts.size, BLOCK):
             tb, gb, bb = ts[lo:lo + BLOCK], gs[lo:lo + BLOCK], bs[lo:lo + BLOCK]
             f, e, wt, wb, ft, fb, g_sq = _cross_block(tb, gb, bb, tt, gt, bt, small_value, small_atol, eps, shares)
+            sums = (f[3], f[4], f[5], f[6], wt[0], wb[0], ft[0], fb[0])
             # all finite, no third-party relative error overflowed, nor any working-precision sum
-            if max(e[0], e[1]) < inf and f[8] < inf and _sums_finite(f[3], f[4], f[5], f[6], wt[0], wb[0], ft[0], fb[0]):
+            if max(e[0], e[1]) < inf and f[8] < inf and _sums_finite(*sums):
                 s = (s[0] + tb.size - f[0], s[1] + f[0], s[2] + f[1], s[3] + f[2], s[4], s[5], s[6] + f[3],
                      s[7] + f[4], s[8] + f[5], s[9] + f[6], max(s[10], f[7]), max(s[11], f[8]))
                 if metrics:
