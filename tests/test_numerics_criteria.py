@@ -384,6 +384,22 @@ def test_a_verdict_whose_float32_sums_overflow_is_redone_in_float64(monkeypatch,
     _assert_same(_numbers(compiled), _numbers(wide), rel=1e-6)
 
 
+@pytest.mark.parametrize("name", ["stat_rel_err", "cross_check"])
+def test_a_verdicts_float32_runs_stay_within_their_bound(name):
+    """A verdict alone adds in float32 runs (onepass.RUN elements, at most 64 terms a lane): its
+    means stay within 70 float32 units in the last place of the float64 sums a comparison with
+    metrics makes, and its maxima are the same bits."""
+    gen = torch.Generator().manual_seed(11)
+    g = torch.randn(1 << 17, generator=gen) * torch.logspace(-3, 3, 1 << 17)
+    a, tp = (g * (1 + 1e-3 * torch.randn(1 << 17, generator=gen)) for _ in range(2))
+    alone, wide = criteria.judge(name, a, g, tp).metrics, criteria.compare(name, a, g, tp)[0].metrics
+    for key, value in wide.items():
+        if key.startswith(("mere", "rmse")):
+            assert alone[key] == pytest.approx(value, rel=70 * 2.0**-24) and alone[key] != value, key
+        elif key.startswith("mare"):
+            assert alone[key] == value, key
+
+
 def test_compare_reads_the_legs_once(monkeypatch):
     """criteria.compare: the verdict and every leg's metrics from one compiled pass (counted)."""
     passes = []
