@@ -5,7 +5,6 @@ launches, in the audit's rule codes."""
 
 from __future__ import annotations
 
-import ast
 import functools
 import math
 from contextlib import contextmanager
@@ -16,8 +15,9 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from kb_tools.audit.codes import RULES
-from kb_tools.kb.page_code import EDGES, KERNEL_NAME, PageBlock, page_blocks
+from kb_tools.kb.page_code import EDGES, KERNEL_NAME, PageBlock, page_blocks, run_before
 from kb_tools.kb.pages import load_kb
+from kb_tools.kernels.page_code import run_block
 from kb_tools.runtime.trace import rule_code
 
 from conftest import REPO
@@ -100,25 +100,18 @@ class HostOps(TorchDispatchMode):
         return {code for _, code in self.ops if code}
 
 
-def _exec(block: PageBlock, ns: dict) -> None:
-    tree = ast.parse(block.source)
-    ast.increment_lineno(tree, block.line - 1)  # a traceback names the page's own line
-    exec(compile(tree, str(pages()[block.page].path), "exec"), ns)  # noqa: S102
-
-
 def load(block: PageBlock, **names) -> dict:
     """The namespace after running ``block``: torch and math, then every Do block of the
     pages it ``uses``, then the earlier blocks of its page with its role, then ``names``
     (the free variables of a fragment), with a Kernel for each *_kernel name it launches."""
-    before = [b for used in block.uses for b in pages()[used].blocks if b.tested and b.role == "do"]
-    before += [b for b in pages()[block.page].blocks if b.tested and b.role == block.role and b.line < block.line]
+    before = run_before(block, lambda page: pages()[page].blocks)
     ns = {"torch": torch, "math": math, "__name__": "kb_page_" + block.page.replace("-", "_")}
     for b in (*before, block):
         for name in KERNEL_NAME.findall(b.source):
             ns.setdefault(name, Kernel(name))
     ns.update(names)
     for b in (*before, block):
-        _exec(b, ns)
+        run_block(b, pages()[b.page].path, ns)
     return ns
 
 

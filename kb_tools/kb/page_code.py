@@ -205,3 +205,11 @@ def page_blocks(page, known_codes=frozenset()) -> tuple[list[PageBlock], list[Pr
             same = sum(b.tested and (b.role, b.entries) == (block.role, block.entries) for b in blocks)
             blocks.append(dataclasses.replace(block, ordinal=same + 1) if block.tested and same else block)
     return blocks, problems
+
+
+def run_before(block: PageBlock, blocks_of) -> list[PageBlock]:
+    """The blocks that run, in this order, into ``block``'s namespace before it: the Do blocks of
+    the pages its marker ``uses``, then the earlier blocks of its own page with its role (a
+    second Do block builds on the first). ``blocks_of(page_id)`` gives a page's blocks."""
+    before = [b for used in block.uses for b in blocks_of(used) if b.tested and b.role == "do"]
+    return before + [b for b in blocks_of(block.page) if b.tested and b.role == block.role and b.line < block.line]

@@ -1,16 +1,19 @@
 """A page's printed Python, run as printed: a marked Do/Don't block of a KB page (parsed by
 kb_tools.kb.page_code) is executed into a namespace with the kernel names it calls bound to
 Triton launchers, so a notebook demonstrates the page's own wrapper and not a copy of it. The
-Do blocks of the pages its marker ``uses`` run first, into the same namespace."""
+blocks it builds on (``page_code.run_before``: the Do blocks of the pages its marker ``uses``,
+the earlier blocks of its page with its role) run first, into the same namespace, as in the
+tests that run every page's code."""
 
 from __future__ import annotations
 
+import ast
 import functools
 import math
 from pathlib import Path
 from typing import NamedTuple
 
-from kb_tools.kb.page_code import page_blocks
+from kb_tools.kb.page_code import page_blocks, run_before
 from kb_tools.kb.pages import split_front_matter
 
 
@@ -43,27 +46,25 @@ def _page(kb_dir: Path, page: str) -> _Page:
     raise LookupError(f"no page {page!r} under {kb_dir}")
 
 
-def _run(block, path: Path, namespace: dict) -> None:
-    exec(compile(block.source, str(path), "exec"), namespace)  # noqa: S102 - our own pages
+def run_block(block, path: Path, namespace: dict) -> None:
+    """Executes a page block into ``namespace``; a traceback names the page's file and line."""
+    tree = ast.parse(block.source)
+    ast.increment_lineno(tree, block.line - 1)
+    exec(compile(tree, str(path), "exec"), namespace)  # noqa: S102 - our own pages
 
 
 def load(kb_dir, page: str, name: str, role: str = "do", bind: dict | None = None) -> dict:
     """The namespace of the page's ``role`` block whose marker names ``name``, executed after
-    the Do blocks of the pages it uses, with ``bind`` (e.g. a kernel launcher) defined first
-    and kept over whatever the page defines under the same name."""
+    the blocks it builds on, with ``bind`` (e.g. a kernel launcher) defined first and kept over
+    whatever the page defines under the same name."""
     import torch
 
     kb_dir = Path(kb_dir).resolve()
-    found = _page(kb_dir, page)
-    for block in _blocks(found):
+    for block in _blocks(_page(kb_dir, page)):
         if block.tested and block.role == role and name in block.entries:
             namespace = {"torch": torch, "math": math, **(bind or {})}
-            for used in block.uses:
-                used_page = _page(kb_dir, used)
-                for used_block in _blocks(used_page):
-                    if used_block.tested and used_block.role == "do":
-                        _run(used_block, used_page.path, namespace)
-            _run(block, found.path, namespace)
+            for ran in (*run_before(block, lambda other: _blocks(_page(kb_dir, other))), block):
+                run_block(ran, _page(kb_dir, ran.page).path, namespace)
             namespace.update(bind or {})
             return namespace
     raise LookupError(f"kb page {page}: no '# tested: {role}' block names {name!r}")
