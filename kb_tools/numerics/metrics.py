@@ -4,9 +4,9 @@ These numbers describe; the verdicts live in :mod:`kb_tools.numerics.criteria`, 
 what each of TTK's decisions needs in TTK's own precision. The difference |a-g| and the relative
 error are TTK's own, in its working precision (so MERE and MARE here are stat_rel_err's, the
 largest difference is mix_tolerance's, and the criterion's pass computes them once for both); the
-cosine's products and every sum run in float64: on the CPU
-in the compiled pass (``onepass``, which a criterion's own pass can carry them in), elsewhere on
-the tensors' device, brought to the host chunk by chunk (``chunks.Totals``). Special values follow TTK: NaN against NaN and
+cosine's products and every sum run in float64: on the CPU in the compiled pass (``onepass``,
+which a criterion's own pass can carry them in), elsewhere on the tensors' device, brought to the
+host chunk by chunk (``chunks.Totals``). Special values follow TTK: NaN against NaN and
 same-sign infinities match; any other non-finite disagreement is a mismatch. A quantity whose
 denominator is zero is ``None`` (undefined), never 0 and never a division by zero.
 """

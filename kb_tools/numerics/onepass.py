@@ -62,7 +62,8 @@ CROSS_SLOTS = ("large", "small", "small_err_dut", "small_err_tp", "special_fail"
                "sum_rel_dut", "sum_rel_tp", "sum_sq_dut", "sum_sq_tp", "max_rel_dut", "max_rel_tp")
 MAX_SLOTS = frozenset({"max_err", "max_rel_w", "max_abs", "max_rel", "max_ulp", "max_rel_dut", "max_rel_tp"})
 _N_METRIC = len(METRIC_SLOTS)
-_THIRD_AT = len(CROSS_SLOTS) + 2 + _N_METRIC  # where the third party's metrics start in a cross_check row
+_DUT_AT = len(CROSS_SLOTS)  # where the DUT's (finite, mismatched) and metrics start in a cross_check row
+_THIRD_AT = _DUT_AT + 2 + _N_METRIC  # and the third party's
 
 _pools: dict[int, ThreadPoolExecutor] = {}
 os.register_at_fork(after_in_child=_pools.clear)
@@ -709,7 +710,7 @@ def _cross_part(t, g, b, tt, gt, bt, p0, p1, small_value, small_atol, eps, limit
                                                   metrics, mt, mb, ct, cb)
         _store(out, p, 0, (float(s[0]), float(s[1]), float(s[2]), float(s[3]), float(s[4]), float(s[5]), s[6], s[7],
                            s[8], s[9], _from_bits(s[10]), _from_bits(s[11])))
-        _store(out, p, 12, (float(ct[0]), float(ct[1])) + _metric_row(mt, ts))
+        _store(out, p, _DUT_AT, (float(ct[0]), float(ct[1])) + _metric_row(mt, ts))
         _store(out, p, _THIRD_AT, (float(cb[0]), float(cb[1])) + _metric_row(mb, bs))
 
 
@@ -851,7 +852,7 @@ def cross(dut, golden, third, work_is_f64: bool, sv: tol.SmallValue, metrics: bo
     """(cross_check's region statistics, DUT metric sums or None, third-party metric sums or None)."""
     (t, tt), (g, gt), (b, bt) = _leg(dut), _leg(golden), _leg(third)
     w = lambda v: _work_scalar(work_is_f64, v)  # noqa: E731
-    width = len(CROSS_SLOTS) + 2 * (2 + _N_METRIC)
+    width = _THIRD_AT + 2 + _N_METRIC
     rows = _run(_cross_part, dut.numel(), width, ((t, g, b, tt, gt, bt),
                                                   (w(sv.small_value), w(sv.small_value_atol), w(tol.REL_EPS),
                                                    _limit(work_is_f64), _shares(work_is_f64, metrics))),
@@ -860,7 +861,7 @@ def cross(dut, golden, third, work_is_f64: bool, sv: tol.SmallValue, metrics: bo
     if not metrics:
         return stats, None, None
     legs = []
-    for start in (len(CROSS_SLOTS), len(CROSS_SLOTS) + 2 + _N_METRIC):
+    for start in (_DUT_AT, _THIRD_AT):
         m = _combine(rows[:, start:start + 2 + _N_METRIC], ("finite", "special_mismatch") + METRIC_SLOTS)
         m["ulp"] = _name(dut) in ULP_DTYPES
         legs.append(m)
