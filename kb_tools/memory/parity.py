@@ -10,12 +10,17 @@ CUDA: torch's allocator statistics (allocated and reserved). CPU has no allocato
 statistics, so the best available measure is used and named in ``method``: the process's
 peak resident set (VmHWM, reset through /proc/self/clear_refs) above its RSS at the start,
 page-granular and including allocator slack; ``reserved`` is not measured on CPU (None).
+A CPU peak can also read short, by at most two pages (:data:`CPU_SHORT_BYTES`) a buffer: a heap
+chunk reused from a freed one (the warm-up's) keeps its two end pages resident, because
+``malloc_trim`` hands back only the whole pages inside a free chunk. The probe itself reads
+/proc into a buffer it holds, so that its reads leave no freed, resident pages behind.
 """
 
 from __future__ import annotations
 
 import gc
 import multiprocessing
+import os
 import statistics
 from dataclasses import dataclass, field
 
@@ -23,6 +28,7 @@ METRICS = ("total_allocated", "total_reserved", "incremental_allocated", "increm
 CPU_METHOD = "cpu: peak RSS above the start RSS (/proc VmHWM reset via clear_refs); reserved not measured"
 CPU_FALLBACK_METHOD = "cpu: ru_maxrss growth (lifetime peak; can under-report); reserved not measured"
 CUDA_METHOD = "cuda: torch.cuda max_memory_allocated / max_memory_reserved"
+CPU_SHORT_BYTES = 2 * os.sysconf("SC_PAGE_SIZE")  # see the module docstring
 
 
 @dataclass(frozen=True)
@@ -64,31 +70,40 @@ def compare(candidate: ParityResult, reference: ParityResult) -> dict[str, tuple
 
 
 class _Rss:
-    """Peak-RSS probe for one CPU process."""
+    """Peak-RSS probe for one CPU process; it allocates nothing once made (see the module's
+    docstring on pages that read short)."""
 
     def __init__(self):
+        self._buffer = bytearray(1 << 16)
         try:
             self._reset()
             self.method = CPU_METHOD
         except OSError:
             self.method = CPU_FALLBACK_METHOD
 
-    @staticmethod
-    def _status(key: str) -> int:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1]) * 1024
-        raise OSError(f"{key} missing from /proc/self/status")
+    def _status(self, key: bytes) -> int:
+        fd = os.open("/proc/self/status", os.O_RDONLY)
+        try:
+            size = os.readv(fd, [self._buffer])
+        finally:
+            os.close(fd)
+        start = self._buffer.find(b"\n" + key + b":", 0, size)  # in place: no copy of the file
+        if start < 0:
+            raise OSError(f"{key.decode()} missing from /proc/self/status")
+        end = self._buffer.find(b"kB", start, size)
+        return int(self._buffer[start + len(key) + 2:end]) * 1024
 
     @staticmethod
     def _reset() -> None:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
+        fd = os.open("/proc/self/clear_refs", os.O_WRONLY)
+        try:
+            os.write(fd, b"5")
+        finally:
+            os.close(fd)
 
     def current(self) -> int:
         if self.method == CPU_METHOD:
-            return self._status("VmRSS")
+            return self._status(b"VmRSS")
         import resource
 
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -99,7 +114,7 @@ class _Rss:
 
     def peak(self) -> int:
         if self.method == CPU_METHOD:
-            return self._status("VmHWM")
+            return self._status(b"VmHWM")
         return self.current()
 
 
