@@ -57,3 +57,21 @@ def test_cpu_probe_reads_proc_status_in_place():
     assert abs(probe.current() - int(text["VmRSS"].split()[0]) * 1024) < 1 << 20
     with pytest.raises(OSError, match="NoSuchKey missing"):
         probe._status(b"NoSuchKey")
+
+
+def test_cpu_probe_leaves_no_freed_buffer_behind():
+    """A reading allocates no buffer of its own (Python's allocations traced): an ``open()`` read
+    of /proc mallocs and frees 8 KiB, pages the measured allocation could reuse uncounted."""
+    import tracemalloc
+
+    probe = parity._Rss()
+    tracemalloc.start()
+    try:
+        probe.current(), probe.peak(), probe.start_peak()
+        held = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        probe.current(), probe.peak(), probe.start_peak()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak - held < 1024, peak - held

@@ -24,8 +24,10 @@ class _AnyCode:
         return True
 
 
-def _blocks(page):
-    return page_blocks(page, _AnyCode())[0]
+@functools.cache
+def _blocks(page: _Page):
+    """A page parsed once a process: ``load`` reads its own page's blocks again through run_before."""
+    return tuple(page_blocks(page, _AnyCode())[0])
 
 
 class _Page(NamedTuple):
