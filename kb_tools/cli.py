@@ -11,7 +11,7 @@ import os
 import sys
 
 from kb_tools.commands import build_parser, command_names, invoked, run_parsed
-from kb_tools.diagnostics import EXIT_USAGE
+from kb_tools.diagnostics import EXIT_USAGE, EscapingStream, unexpected
 
 __all__ = ["build_parser", "command_names", "main"]
 
@@ -83,11 +83,18 @@ def main(argv: list[str] | None = None) -> int:
     _skip_slow_optional_imports()
     _escape_what_streams_cannot_show()
     argv = _text_arguments(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(invoked(argv), extra=_front_doors())
-    args = parser.parse_args(argv)
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = (EscapingStream(s) if s is not None else s for s in streams)
     try:
-        status = run_parsed(args, on_output_error=_stdout_failed)
-    except BrokenPipeError as exc:
-        return _stdout_failed(exc)
-    broken = _stdout_broken()
-    return _stdout_failed(broken) if broken else status
+        parser = build_parser(invoked(argv), extra=_front_doors())
+        args = parser.parse_args(argv)
+        try:
+            status = run_parsed(args, on_output_error=_stdout_failed)
+        except BrokenPipeError as exc:
+            return _stdout_failed(exc)
+        except Exception as exc:  # the one guard: no traceback reaches the user, a debug log keeps it
+            return unexpected(exc)
+        broken = _stdout_broken()
+        return _stdout_failed(broken) if broken else status
+    finally:
+        sys.stdout, sys.stderr = streams

@@ -16,6 +16,38 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
+EXIT_INTERNAL = 3  # a fault in kbt itself, not in the input: said in one line, traceback at debug level
+
+# C0 controls (but tab and newline), DEL and C1 controls: an escape sequence in a spec or a file
+# name could retitle the terminal, clear it, or forge a diagnostic line, so they are shown escaped.
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x09), *range(0x0B, 0x20), 0x7F)}
+_CONTROLS.update({c: f"\\u{c:04x}" for c in range(0x80, 0xA0)})
+_CONTROLS_AND_NEWLINES = {**_CONTROLS, 0x0A: "\\n", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with its control characters escaped; newlines and tabs kept (multi-line output)."""
+    return str(text).translate(_CONTROLS)
+
+
+class EscapingStream:
+    """A text stream that writes through ``terminal_safe``: every command's output reaches the
+    terminal (or the agent reading it) with its control characters shown, not obeyed."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(terminal_safe(text))
+        return len(text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def one_line_safe(text) -> str:
+    """``text`` escaped to one printable line: a newline in a file name cannot start a line of its own."""
+    return str(text).translate(_CONTROLS_AND_NEWLINES)
 
 
 @dataclass(frozen=True)
@@ -37,8 +69,8 @@ class Diagnostic:
         return self._order() > other._order()
 
     def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else self.path
-        return f"{where}: {self.code} {self.message}"
+        where = f"{one_line_safe(self.path)}:{self.line}" if self.line else one_line_safe(self.path)
+        return f"{where}: {self.code} {one_line_safe(self.message)}"
 
 
 class KbError(Exception):
@@ -85,3 +117,21 @@ def shortened(text, limit: int = 120) -> str:
 def fail(path, line, code, message, exit_code=EXIT_FINDINGS) -> NoReturn:
     """Stop the command with one diagnostic."""
     raise KbError(Diagnostic(str(path), line, code, message), exit_code)
+
+
+def unexpected(exc: BaseException, where: str = "kbt") -> int:
+    """The one line for an error no check foresaw (a bug in kbt, or input no rule names yet):
+    the type and message on standard error, the traceback logged at debug level
+    (``OPKB_DEBUG=1`` shows it), so the guard never hides a real bug. Returns the exit status."""
+    import logging
+    import os
+    import sys
+
+    log = logging.getLogger("kb_tools")
+    if os.environ.get("OPKB_DEBUG") and not log.handlers:
+        logging.basicConfig(level=logging.DEBUG, stream=sys.stderr)
+    log.debug("unexpected error in %s", where, exc_info=exc)
+    message = shortened(one_line_safe(f"{type(exc).__name__}: {exc}"), 300)
+    print(f"{where}: KBT999 internal error, not a finding about your input ({message}); "
+          "OPKB_DEBUG=1 shows the traceback", file=sys.stderr)
+    return EXIT_INTERNAL

@@ -4,8 +4,9 @@
 the file is Python (a wrapper, golden, test or kernel) it runs ``kbt audit`` on it and, on a
 finding, hands the findings back to the agent (exit 2, findings on standard error).
 ``kbt hook stop DIR`` runs ``kbt verify DIR`` when the agent wants to stop and keeps it working
-while the claims fail. Anything the hook cannot read is let through with one line: a broken
-hook must never stop an agent from editing.
+while the claims fail. A hook must never trap an agent: a payload it cannot read, a Stop hook
+already fired once (``stop_hook_active``), a project with no operator folder and a check over
+its time limit are each let through with one line saying so.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ NAME = "hook"
 HELP = "run opkb's checks as a coding agent's hooks: audit an edited file, verify before stopping"
 BLOCK = 2  # the hook protocol's "give this back to the agent"
 MAX_PAYLOAD = 1 << 20
+DEFAULT_TIMEOUT = 50  # seconds; under the 60 s the shipped settings give the edit hook
 
 
 def configure(parser):
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
+                        help=f"let the agent through, with one line, when the check takes longer (default {DEFAULT_TIMEOUT} s)")
     sub = parser.add_subparsers(dest="event", metavar="EVENT", required=True)
     sub.add_parser("edit", help="after an edit: audit the edited Python file (hook JSON on standard input)")
     stop = sub.add_parser("stop", help="before stopping: kbt verify DIR")
@@ -24,18 +28,27 @@ def configure(parser):
     stop.add_argument("--root", default=".", metavar="SRC", help="source root of the wrapper (default: .)")
 
 
-def _payload() -> dict:
-    import json
+class _TimeUp(Exception):
+    """The hook's check ran past its time limit."""
+
+
+def _payload() -> tuple[dict, str | None]:
+    """The hook's JSON object and, when it cannot be read, the one line that says why."""
     import sys
+
+    from kb_tools.diagnostics import KbError
+    from kb_tools.files.jsonio import parse_json
 
     raw = sys.stdin.buffer.read(MAX_PAYLOAD + 1) if sys.stdin is not None else b""
     if len(raw) > MAX_PAYLOAD:
-        return {}
+        return {}, f"the hook payload is over {MAX_PAYLOAD} bytes"
     try:
-        data = json.loads(raw or b"{}")
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
+        data = parse_json(raw.decode("utf-8"), "<hook payload>")
+    except UnicodeDecodeError as exc:
+        return {}, f"the hook payload is not UTF-8 (byte at offset {exc.start})"
+    except KbError as exc:
+        return {}, str(exc.diagnostic)
+    return (data, None) if isinstance(data, dict) else ({}, "the hook payload is not a JSON object")
 
 
 def _edited_file(payload: dict) -> str | None:
@@ -46,27 +59,68 @@ def _edited_file(payload: dict) -> str | None:
     return path if isinstance(path, str) and path.endswith(".py") else None
 
 
+def _let_through(why: str) -> int:
+    import sys
+
+    from kb_tools.diagnostics import one_line_safe
+
+    print(f"kbt hook: {one_line_safe(why)}; letting the agent go on", file=sys.stderr)
+    return 0
+
+
+def _within(seconds: float, argv: list[str]):
+    """``run_command(argv)``, or ``None`` when it takes longer than ``seconds`` (a SIGALRM timer:
+    the hook is its own process, on its main thread)."""
+    import signal
+
+    from kb_tools.agents.invoke import run_command
+
+    def time_up(signum, frame):
+        raise _TimeUp
+
+    previous = signal.signal(signal.SIGALRM, time_up)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return run_command(argv)
+    except _TimeUp:
+        return None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def run(args):
     import os
     import sys
 
-    from kb_tools.agents.invoke import run_command
+    from kb_tools.diagnostics import EXIT_USAGE, fail
 
-    payload = _payload() if args.event == "edit" else {}
+    if not 0 < args.timeout <= 3600:
+        fail("--timeout", None, "HK001", f"must be between 0 and 3600 seconds, got {args.timeout:g}", EXIT_USAGE)
+    payload, unreadable = _payload()
+    if unreadable:
+        return _let_through(f"{args.event}: nothing checked: {unreadable}")
     if args.event == "edit":
         path = _edited_file(payload)
         if path is None or not os.path.isfile(path):
             return 0
-        result = run_command(["audit", path])
-        if result.exit_code == 0:
-            return 0
+        argv = ["audit", path]
+    else:
+        if payload.get("stop_hook_active") is True:
+            return _let_through("stop: the Stop hook already blocked once (stop_hook_active); not blocking again")
+        if not os.path.isdir(args.dir):
+            return _let_through(f"stop: no operator folder {args.dir!r} in this project, nothing to verify")
+        argv = ["verify", args.dir, "--root", args.root]
+    result = _within(args.timeout, argv)
+    if result is None:
+        return _let_through(f"{args.event}: kbt {argv[0]} took over {args.timeout:g} s (--timeout)")
+    if result.exit_code == 0:
+        return 0
+    if args.event == "edit":
         print(f"kbt audit {path} (opkb's wrapper boundary and rule families) found:", file=sys.stderr)
         print((result.stdout + result.stderr).strip(), file=sys.stderr)
         print("Fix each finding, or mark a deliberate one with `# kbt: ignore[CODE] reason`.", file=sys.stderr)
         return BLOCK
-    result = run_command(["verify", args.dir, "--root", args.root])
-    if result.exit_code == 0:
-        return 0
     print(f"kbt verify {args.dir} does not pass; the stage is not done:", file=sys.stderr)
     print((result.stderr + result.stdout).strip(), file=sys.stderr)
     return BLOCK

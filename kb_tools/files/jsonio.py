@@ -66,9 +66,15 @@ def _bounded_int(spelled: str) -> int:
 
 
 def _finite_float(spelled: str) -> float:
+    """The number, when a double holds it exactly as written: a merge writes back what it read,
+    so 1e-400 (read as 0.0) or a 30-digit fraction would silently become another number."""
+    from decimal import Decimal
+
     value = float(spelled)
     if value in (float("inf"), float("-inf")):
         raise _OutOfRange(spelled, "too large for a double (it reads as infinity); write it as text")
+    if Decimal(spelled) != Decimal(repr(value)):
+        raise _OutOfRange(spelled, f"not exactly a double (it reads as {value!r}); write it as text")
     return value
 
 
@@ -150,9 +156,14 @@ class _LineDecoder(json.JSONDecoder):
 
 def load_json(path: Path, *, code_prefix: str = "JS"):
     """Load a JSON file strictly. Unreadable or malformed input raises KbError (exit 2)."""
+    return parse_json(read_text(path, code_prefix=code_prefix, limit=MAX_JSON_BYTES), path, code_prefix=code_prefix)
+
+
+def parse_json(text: str, path, *, code_prefix: str = "JS"):
+    """``load_json`` for text already read (a hook's standard input): the same nesting cap and
+    strictness, each failure one KbError naming ``path`` and the line."""
     from kb_tools.files.yamlio import MAX_NESTING
 
-    text = read_text(path, code_prefix=code_prefix, limit=MAX_JSON_BYTES)
     if not text.strip():
         raise KbError(Diagnostic(str(path), None, f"{code_prefix}010", "empty file, expected a JSON object"), EXIT_USAGE)
     line_of = _Lines(text)
