@@ -14,6 +14,7 @@ from pathlib import Path
 
 from kb_tools import CONTRACT_VERSION
 from kb_tools.contract import upstream
+from kb_tools.contract.code_names import Unreadable, code_names
 from kb_tools.contract.selection import SELECTION_FILENAME, Selection
 from kb_tools.contract.usage_shape import load_usage
 from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError, KbErrors, capped
@@ -232,9 +233,9 @@ def _readable(data: bytes, path: Path, what: str) -> bytes:
 _SYMBOL = re.compile(r"\w+(?:(?:\.|::)\w+)*")
 
 
-def _symbol_occurs(text: str, symbol: str) -> bool:
-    """Every part of the dotted symbol occurs in ``text`` as a whole word."""
-    return all(re.search(rf"(?<!\w){re.escape(part)}(?!\w)", text) is not None for part in re.split(r"\.|::", symbol))
+def _symbol_occurs(names: set[str], symbol: str) -> bool:
+    """Every part of the dotted symbol is a name the file's code defines or uses."""
+    return all(part in names for part in re.split(r"\.|::", symbol))
 
 
 def _named(record: dict) -> str:
@@ -364,7 +365,7 @@ class _SourceTexts:
 
     def __init__(self, root: Path):
         self.root = Path(root)
-        self.texts: dict[str, tuple[str, str | None]] = {}
+        self.texts: dict[str, tuple[set[str], str | None]] = {}
 
     def check(self, record: dict, impl: dict, shown: str) -> list[Diagnostic]:
         """What is wrong with the claimed location: the symbol and the file are judged
@@ -377,29 +378,33 @@ class _SourceTexts:
                                     f"as it is written in {name} (a member as Class.method)"))
         if name not in self.texts:
             self.texts[name] = self._read(name)
-        text, problem = self.texts[name]
+        names, problem = self.texts[name]
         if problem:
             found.append(Diagnostic(shown, impl.line_of("file"), "US045", f"{_named(record)}: implementation.file {name!r} {problem}"))
-        elif not found and not _symbol_occurs(text, symbol):
-            found.append(Diagnostic(shown, impl.line_of("symbol"), "US046", f"{_named(record)}: symbol {symbol!r} does not occur in {name}"))
+        elif not found and not _symbol_occurs(names, symbol):
+            found.append(Diagnostic(shown, impl.line_of("symbol"), "US046", f"{_named(record)}: symbol {symbol!r} does not occur "
+                                    f"in the code of {name} (a comment or a string does not count)"))
         return found
 
-    def _read(self, name: str) -> tuple[str, str | None]:
-        """(the file's text, None), or ("", why it cannot be the implementation)."""
+    def _read(self, name: str) -> tuple[set[str], str | None]:
+        """(the names the file's code uses, None), or (empty, why it cannot be the implementation)."""
         root = os.path.abspath(self.root)
         target = os.path.normpath(os.path.join(root, name))
         if os.path.commonpath([root, target]) != root:
-            return "", f"is outside the source root {self.root}; name a file under it (or pass --root)"
+            return set(), f"is outside the source root {self.root}; name a file under it (or pass --root)"
         try:
             data = read_bytes(Path(target), code_prefix="US")
         except KbError as exc:
             why = exc.diagnostic.message.removeprefix("file ")  # "file is N bytes, over ..." reads "'x' is N bytes"
             if why == "no such file":
-                return "", f"does not exist under {self.root}"
-            return "", why if why.startswith(("is ", "cannot ")) else f"is a {why}"  # "is a symbolic link loop"
+                return set(), f"does not exist under {self.root}"
+            return set(), why if why.startswith(("is ", "cannot ")) else f"is a {why}"  # "is a symbolic link loop"
         if b"\x00" in data:
-            return "", "is a binary file, not source text"
-        return data.decode("utf-8", errors="replace"), None
+            return set(), "is a binary file, not source text"
+        try:
+            return code_names(name, data.decode("utf-8", errors="replace")), None
+        except Unreadable as exc:
+            return set(), str(exc)
 
 
 def _verified_message(d: Diagnostic) -> Diagnostic:
