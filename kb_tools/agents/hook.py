@@ -28,10 +28,6 @@ def configure(parser):
     stop.add_argument("--root", default=".", metavar="SRC", help="source root of the wrapper (default: .)")
 
 
-class _TimeUp(Exception):
-    """The hook's check ran past its time limit."""
-
-
 def _payload() -> tuple[dict, str | None]:
     """The hook's JSON object and, when it cannot be read, the one line that says why."""
     import sys
@@ -69,24 +65,15 @@ def _let_through(why: str) -> int:
 
 
 def _within(seconds: float, argv: list[str]):
-    """``run_command(argv)``, or ``None`` when it takes longer than ``seconds`` (a SIGALRM timer:
-    the hook is its own process, on its main thread)."""
-    import signal
-
+    """``run_command(argv)``, or ``None`` when it takes longer than ``seconds``."""
+    from kb_tools.agents.deadline import TimeUp, time_limit
     from kb_tools.agents.invoke import run_command
 
-    def time_up(signum, frame):
-        raise _TimeUp
-
-    previous = signal.signal(signal.SIGALRM, time_up)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        return run_command(argv)
-    except _TimeUp:
+        with time_limit(seconds):
+            return run_command(argv)
+    except TimeUp:
         return None
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def run(args):

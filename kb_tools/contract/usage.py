@@ -388,10 +388,12 @@ class _SourceTexts:
 
     def _read(self, name: str) -> tuple[set[str], str | None]:
         """(the names the file's code uses, None), or (empty, why it cannot be the implementation)."""
-        root = os.path.abspath(self.root)
-        target = os.path.normpath(os.path.join(root, name))
-        if os.path.commonpath([root, target]) != root:
-            return set(), f"is outside the source root {self.root}; name a file under it (or pass --root)"
+        from kb_tools.files.confine import OutsideRoot, resolve_inside
+
+        try:
+            target = resolve_inside(self.root, name, "implementation.file")
+        except OutsideRoot:
+            return set(), f"is outside the source root {self.root} (links followed); name a file under it (or pass --root)"
         try:
             data = read_bytes(Path(target), code_prefix="US")
         except KbError as exc:

@@ -17,6 +17,8 @@ def _stat(path: Path, code_prefix: str) -> os.stat_result:
     is named as such: "no such file" next to a link the user can see would mislead)."""
     try:
         return path.stat()
+    except ValueError:  # a NUL byte: no file can be named so
+        fail(path, None, f"{code_prefix}009", "the path holds a NUL byte; no file can be named so", EXIT_USAGE)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             fail(path, None, f"{code_prefix}007", "symbolic link loop", EXIT_USAGE)
