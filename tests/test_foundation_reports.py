@@ -109,14 +109,16 @@ def test_verify_without_wrapper_says_to_rerun_usage(kbt, tmp_path):
     assert f"re-run `kbt usage ops/cat.yaml -o {out}`" in line
 
 
-def test_select_warns_for_a_dtype_without_criterion(kbt, tmp_path):
+def test_select_refuses_a_dtype_without_criterion(kbt, tmp_path):
     spec = tmp_path / "partial.yaml"
     spec.write_text("op: partial\ntopologies: [elementwise]\nproperties:\n  dtypes:\n    - float16\n    - int32\n"
                     "criteria: {float16: close}\n")
     result = kbt("select", spec, "-o", tmp_path / "out")
-    assert result.code == 0
+    assert result.code == 1 and not (tmp_path / "out").exists()
     assert result.err.splitlines() == [
         f"{spec}:6: SP030 dtype int32 has no entry in criteria: TTK would judge it by its default "
-        "binary_equal instead of this operator's standard (seed 000 §7); add `int32: <criterion>`"]
+        "binary_equal instead of this operator's standard (seed 000 §7); add `int32: <criterion>` under criteria "
+        "(one of binary_equal, close, mix_tolerance, stat_rel_err, cross_check, quant, gym_gate) or drop int32 "
+        "from properties.dtypes"]
     covered = kbt("select", REPO / "ops" / "softmax.yaml", "-o", tmp_path / "sm")
     assert covered.code == 0 and covered.err == ""

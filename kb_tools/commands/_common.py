@@ -24,10 +24,24 @@ def report(diags: list[Diagnostic]) -> int:
     return EXIT_FINDINGS if any(d.severity == "error" for d in diags) else 0
 
 
-def warn_uncovered(spec) -> None:
-    """A dtype with no criterion is legal but almost always an oversight: say so, with its line."""
-    for d in spec.criterion_warnings():
+def spec_of(args):
+    """The operator spec a command's ``spec`` argument and ``--spec`` name or lead to
+    (kb_tools.contract.discovery); a spec found, not given, is said on standard error."""
+    from kb_tools.contract.discovery import spec_for
+
+    found = spec_for(args.spec, args.spec_flag, flag=f"--spec ops/<op>.yaml to kbt {args.command}")
+    if found.how != "given":
+        print(f"kbt {args.command}: spec {found.spec.path} ({found.how})", file=sys.stderr)
+    return found.spec
+
+
+def refuse_gaps(spec) -> bool:
+    """Print one error per declared dtype without a criterion; True when there was one, and
+    the command then writes nothing (a gap is an oversight the skeleton must not inherit)."""
+    gaps = spec.criterion_gaps()
+    for d in gaps:
         print(d, file=sys.stderr)
+    return bool(gaps)
 
 
 def emit(text: str, output: str | None) -> None:

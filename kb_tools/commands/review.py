@@ -3,7 +3,10 @@ HELP = "a design-review walkthrough of one operator: pages, reasons, claims, aud
 
 
 def configure(parser):
-    parser.add_argument("spec", help="operator spec, e.g. ops/softmax.yaml")
+    parser.add_argument("spec", nargs="?", default=None, metavar="SPEC_OR_PATH",
+                        help="operator spec (ops/softmax.yaml), or the operator's code or folder to find its spec from "
+                             "(default: the current folder; see kb_tools/contract/discovery.py for the order)")
+    parser.add_argument("--spec", dest="spec_flag", metavar="OPS_YAML", help="the operator spec, when it cannot be found")
     parser.add_argument("--usage", metavar="FILE", help="the operator's KB_USAGE.json (default: the one in the source "
                         "root, else build/<op>/KB_USAGE.json, when present)")
     parser.add_argument("--root", metavar="SRC", help="source root the spec's wrapper and tensors paths are relative to "
@@ -43,11 +46,11 @@ def run(args):
 
     from kb_tools.commands._common import emit, knowledge_base
     from kb_tools.contract.selection import select
-    from kb_tools.contract.specs import load_spec
+    from kb_tools.commands._common import spec_of
     from kb_tools.diagnostics import EXIT_USAGE, fail
 
     kb = knowledge_base(args)
-    spec = load_spec(args.spec)
+    spec = spec_of(args)
     if args.execute and args.format != "notebook":
         fail("--execute", None, "RV002", "only a notebook review runs; add --format notebook", EXIT_USAGE)
     root = _source_root(args, kb, spec)
@@ -85,7 +88,7 @@ def _notebook(args, kb, spec, selection, root, usage) -> int:
         fail(output.with_suffix(".ipynb"), None, "RV004", "is a folder; the executed review is written there", EXIT_USAGE)
     where = output.resolve().parent
     link_base, _ = page_links(kb.kb_dir, where, html=False)  # a notebook links the pages' Markdown
-    plan = ReviewPlan(kb, spec, selection, Path(args.spec), root, usage, kb.kb_dir.parent, link_base)
+    plan = ReviewPlan(kb, spec, selection, spec.path, root, usage, kb.kb_dir.parent, link_base)
     write_notebook(build_notebook(plan, where), output)
     if not args.execute:
         problems = ReviewSession.of(kb, spec, selection, root, usage).input_problems()

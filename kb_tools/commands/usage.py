@@ -3,7 +3,10 @@ HELP = "write or merge the KB_USAGE.json skeleton (and its KB_SELECTION.json) fo
 
 
 def configure(parser):
-    parser.add_argument("spec", help="operator spec, e.g. ops/softmax.yaml")
+    parser.add_argument("spec", nargs="?", default=None, metavar="SPEC_OR_PATH",
+                        help="operator spec (ops/softmax.yaml), or the operator's code or folder to find its spec from "
+                             "(default: the current folder; see kb_tools/contract/discovery.py for the order)")
+    parser.add_argument("--spec", dest="spec_flag", metavar="OPS_YAML", help="the operator spec, when it cannot be found")
     parser.add_argument("-o", "--output", metavar="DIR", default=None, help="directory to write into (default: build/<op>)")
     parser.add_argument("--invariant-format", choices=("opkb", "upstream"), default=None,
                         help="upstream: each invariant as the public template writes it, '[<selection_field>:<page-id>/"
@@ -11,14 +14,15 @@ def configure(parser):
 
 
 def run(args):
-    from kb_tools.commands._common import knowledge_base, warn_uncovered
+    from kb_tools.diagnostics import EXIT_FINDINGS
+    from kb_tools.commands._common import knowledge_base, refuse_gaps, spec_of
     from kb_tools.commands.select import out_dir
     from kb_tools.contract.selection import select
-    from kb_tools.contract.specs import load_spec
     from kb_tools.contract.usage import write_operator
 
-    spec = load_spec(args.spec)
-    warn_uncovered(spec)
+    spec = spec_of(args)
+    if refuse_gaps(spec):
+        return EXIT_FINDINGS
     selection = select(knowledge_base(args), spec)
     target = out_dir(args, spec)
     encoding = args.invariant_format or _existing_format(target / "KB_USAGE.json")

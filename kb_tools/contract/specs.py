@@ -80,13 +80,15 @@ class OpSpec:
         default, not the operator's standard)."""
         return [d for d in self.dtypes if d not in self.criteria]
 
-    def criterion_warnings(self) -> list[Diagnostic]:
-        """One warning per uncovered dtype, at its line in ``properties.dtypes``."""
+    def criterion_gaps(self) -> list[Diagnostic]:
+        """One error per uncovered dtype, at its line in ``properties.dtypes``: ``kbt select``
+        and ``kbt usage`` refuse a spec with a gap (issue 41), since the skeleton they write
+        would carry a verdict TTK reaches by its own default."""
         return [Diagnostic(str(self.path), self.dtype_lines.get(d), "SP030",
                            f"dtype {d} has no entry in criteria: TTK would judge it by its default "
                            f"{V.undeclared_criterion(d)} instead of this operator's standard (seed 000 §7); "
-                           f"add `{d}: <criterion>`",
-                           "warning")
+                           f"add `{d}: <criterion>` under criteria (one of {', '.join(V.CRITERIA)}) "
+                           f"or drop {d} from properties.dtypes")
                 for d in self.uncovered_dtypes()]
 
     def facts(self) -> dict[str, str]:
@@ -146,7 +148,8 @@ def load_spec(path: Path) -> OpSpec:
     for name, table in (("criteria", data["criteria"]), ("widening", data.get("widening", {}))):
         for key in table:
             if V.canonical_dtype(key) not in dtypes:
-                diags.append(Diagnostic(str(path), table.line_of(key), "SP021", f"{name} names {key!r}, which is not in properties.dtypes"))
+                diags.append(Diagnostic(str(path), table.line_of(key), "SP021", f"{name} names {key!r}, which is not in properties.dtypes; "
+                                        f"add {key} to properties.dtypes or drop this entry"))
     if diags:
         raise KbErrors(diags)
     spec = OpSpec(
