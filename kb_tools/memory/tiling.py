@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from kb_tools.kb.vocabulary import canonical_dtype
+from kb_tools.numerics.dtypes import width
 
 # Element widths of the ten output dtypes of seed 001 §1.3 (bool is stored as one byte).
 DTYPE_BYTES = {
@@ -37,11 +37,12 @@ def align_down(x: int, a: int) -> int:
 
 
 def dtype_bytes(name: str) -> int:
-    """Width in bytes of an output dtype (aliases such as fp16 accepted); ValueError if unknown."""
-    canonical = canonical_dtype(name)
-    if canonical is None:
-        raise ValueError(f"unknown dtype {name!r}; expected one of {', '.join(DTYPE_BYTES)}")
-    return DTYPE_BYTES[canonical]
+    """Width in bytes of an output dtype (aliases such as fp16 accepted; every dtype torch has,
+    float8 and the unsigned integers included); ValueError if torch has no such dtype."""
+    found = width(name)
+    if found is None:
+        raise ValueError(f"unknown dtype {name!r}; expected a torch dtype name such as {', '.join(DTYPE_BYTES)}")
+    return found
 
 
 def tile_elements(ub_bytes: int, width: int) -> int:
