@@ -37,5 +37,6 @@ def test_smaller_ub_shrinks_the_tile():
 
 def test_dtype_widths_and_aliases():
     assert [dtype_bytes(d) for d in ("bool", "bf16", "float", "int64")] == [1, 2, 4, 8]
+    assert [dtype_bytes(d) for d in ("complex64", "float8_e4m3fn", "uint16")] == [8, 1, 2]  # every torch dtype (issue 38.6)
     with pytest.raises(ValueError, match="unknown dtype"):
-        dtype_bytes("complex64")
+        dtype_bytes("complex7")
