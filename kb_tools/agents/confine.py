@@ -18,6 +18,6 @@ def inside(root: Path, raw: str, what: str) -> str:
     """``raw`` as the commands should see it (relative to the root, the server's working
     directory), once it is known to resolve inside ``root``; symbolic links are followed."""
     try:
-        return as_argument(root, raw, what)
+        return as_argument(root, raw, what, "the server's root")
     except OutsideRoot as exc:
-        raise OutsideRoot(f"{exc}, the server's root; give a path inside the root (or start kbt mcp with --root)") from None
+        raise OutsideRoot(f"{exc}; give a path inside the root (or start kbt mcp with --root)") from None

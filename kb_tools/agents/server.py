@@ -20,6 +20,9 @@ from kb_tools.agents.invoke import run_command
 from kb_tools.agents.roles import ROLES, prompt_text
 
 EXIT_USAGE = 2
+MAX_PATHS = 256  # paths in one audit call: a call of 20,000 gave no answer in 12 s
+DEFAULT_TIME_LIMIT = 120.0  # seconds a tool call may run; kbt mcp --time-limit
+WRITTEN = ("KB_SELECTION.json", "KB_USAGE.json")
 
 
 def _refuse(message: str):
@@ -56,8 +59,8 @@ class Tools:
     def route(self, query: str, limit: int = 5, skill: str | None = None) -> dict[str, Any]:
         if not isinstance(query, str) or not query.strip():
             _refuse("route: the question is empty; ask in English or Chinese, or paste an error line")
-        argv = ["route", query, "--format", "json", "--limit", str(limit)]
-        return self._run(argv + (["--skill", skill] if skill else []), json_output=True)
+        argv = ["route", "--format", "json", f"--limit={limit}"] + ([f"--skill={skill}"] if skill else [])
+        return self._run(argv + ["--", query], json_output=True)  # after --, a question starting with - is data
 
     def page(self, path: str) -> dict[str, Any]:
         from kb_tools.kb.pages import load_kb
@@ -85,6 +88,13 @@ class Tools:
         argv = ["select", spec] + (["-o", self._path(output, "output")] if output else [])
         return self._run(argv, read_back=self._written(spec, output, "KB_SELECTION.json"))
 
+    def _confined_outputs(self, read_back: str | None) -> None:
+        """The files select and usage write, refused when one resolves outside the root (a
+        KB_SELECTION.json that is a link to a file elsewhere)."""
+        if read_back:
+            for name in WRITTEN:
+                self._path(str(Path(read_back).parent / name), "output")
+
     def usage(self, spec: str, output: str | None = None) -> dict[str, Any]:
         spec = self._path(spec, "spec")
         argv = ["usage", spec] + (["-o", self._path(output, "output")] if output else [])
@@ -92,7 +102,9 @@ class Tools:
 
     def _written(self, spec: str, output: str | None, name: str) -> str | None:
         if output:
-            return str(Path(self._path(output, "output")) / name)
+            written = str(Path(self._path(output, "output")) / name)
+            self._confined_outputs(written)
+            return written
         from kb_tools.contract.specs import load_spec
         from kb_tools.diagnostics import KbError, KbErrors
 
@@ -101,7 +113,9 @@ class Tools:
         except (KbError, KbErrors):
             return None  # the command itself reports it
         base = Path("build") / loaded.op
-        return str((base if loaded.class_id == "." else base / loaded.class_id) / name)
+        written = str((base if loaded.class_id == "." else base / loaded.class_id) / name)
+        self._confined_outputs(written)
+        return written
 
     def check_usage(self, usage: str, root: str = ".") -> dict[str, Any]:
         return self._run(["check-usage", self._path(usage, "usage"), "--root", self._path(root, "root")])
@@ -112,16 +126,18 @@ class Tools:
     def audit(self, paths: list[str], select: str | None = None, spec: str | None = None) -> dict[str, Any]:
         if not paths:
             _refuse("audit: name at least one Python file or folder")
+        if len(paths) > MAX_PATHS:
+            _refuse(f"audit: {len(paths)} paths, over the limit of {MAX_PATHS} per call; name their folder, or split the call")
         argv = ["audit", *(self._path(p, "paths") for p in paths), "--format", "json"]
-        argv += (["--select", select] if select else []) + (["--spec", self._path(spec, "spec")] if spec else [])
+        argv += ([f"--select={select}"] if select else []) + ([f"--spec={self._path(spec, 'spec')}"] if spec else [])
         return self._run(argv, json_output=True)
 
     def compare(self, dut: str, golden: str, third_party: str | None = None, dtype: str | None = None,
                 criterion: str = "mix_tolerance", level: str = "L1") -> dict[str, Any]:
         argv = ["compare", "--dut", self._path(dut, "dut"), "--golden", self._path(golden, "golden"),
-                "--criterion", criterion, "--level", level, "--format", "json"]
+                f"--criterion={criterion}", f"--level={level}", "--format", "json"]
         argv += (["--third-party", self._path(third_party, "third_party")] if third_party else [])
-        argv += (["--dtype", dtype] if dtype else [])
+        argv += ([f"--dtype={dtype}"] if dtype else [])
         return self._run(argv, json_output=True)
 
     def review(self, spec: str, root: str | None = None, usage: str | None = None) -> dict[str, Any]:
@@ -132,8 +148,9 @@ class Tools:
         return out
 
 
-def build_server(root: Path, kb_root: Path):
-    """The MCPServer: one tool per command, one resource per page, one prompt per role."""
+def build_server(root: Path, kb_root: Path, *, time_limit: float = DEFAULT_TIME_LIMIT, max_request_bytes: int | None = None):
+    """The MCPServer: one tool per command, one resource per page, one prompt per role. Each
+    tool's description states the bounds a call meets (``_limits``)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.resources import FunctionResource
 
@@ -145,7 +162,8 @@ def build_server(root: Path, kb_root: Path):
     server = MCPServer("opkb", instructions="opkb: route operator rules, fill and check KB_USAGE.json, audit "
                        "wrappers, compare tensors. Paths are relative to the server's root.")
     for name in ("route", "page", "select", "usage", "check_usage", "verify", "audit", "compare", "review"):
-        server.add_tool(_on_the_loop(getattr(tools, name)), name=name, description=_DESCRIPTIONS[name], structured_output=True)
+        server.add_tool(_on_the_loop(getattr(tools, name), time_limit), name=name,
+                        description=_DESCRIPTIONS[name] + _limits(name, time_limit, max_request_bytes), structured_output=True)
     kb = load_kb(kb_root)
     for page in kb.pages.values():
         server.add_resource(FunctionResource(uri=f"kb://{page.rel_path}", name=page.id, title=page.title,
@@ -170,12 +188,29 @@ _DESCRIPTIONS = {
 }
 
 
-def _on_the_loop(method):
-    """The tool as a coroutine, so that it runs on the server's one thread: the captured output
-    of a command and the kept search index (an SQLite connection) are never shared between threads."""
+def _limits(name: str, seconds: float, max_request_bytes: int | None) -> str:
+    """The bounds of one tool, as its description states them to the agent."""
+    from kb_tools.agents.wire import DEFAULT_MAX_REQUEST_BYTES
+
+    paths = f" at most {MAX_PATHS} paths per call;" if name == "audit" else ""
+    return (f" Limits:{paths} at most {seconds:g} s per call; a request of at most "
+            f"{max_request_bytes or DEFAULT_MAX_REQUEST_BYTES} bytes. Paths resolve inside the root, "
+            "links followed; every value is data, never an option.")
+
+
+def _on_the_loop(method, seconds: float = DEFAULT_TIME_LIMIT):
+    """The tool as a coroutine, so that it runs on the server's one thread (the captured output
+    of a command and the kept search index, an SQLite connection, are never shared between
+    threads), within ``seconds``: a call over its time is refused in one line."""
+    from kb_tools.agents.deadline import TimeUp, time_limit
+
     @functools.wraps(method)
     async def call(*args, **kwargs):
-        return method(*args, **kwargs)
+        try:
+            with time_limit(seconds):
+                return method(*args, **kwargs)
+        except TimeUp:
+            _refuse(f"{method.__name__}: over the {seconds:g} s limit per call (kbt mcp --time-limit); the call was stopped")
     return call
 
 

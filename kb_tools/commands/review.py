@@ -54,6 +54,13 @@ def run(args):
     if args.execute and args.format != "notebook":
         fail("--execute", None, "RV002", "only a notebook review runs; add --format notebook", EXIT_USAGE)
     root = _source_root(args, kb, spec)
+    if spec.wrapper:  # the wrapper is read and audited: it must lie under the source root, links followed
+        from kb_tools.files.confine import OutsideRoot, resolve_inside
+
+        try:
+            resolve_inside(root, spec.wrapper, "wrapper", "the source root")
+        except OutsideRoot as exc:
+            fail(spec.path, None, "RV003", f"{exc}; nothing outside it is read (pass --root)", EXIT_USAGE)
     usage = _usage_path(args, spec, root)
     if args.usage and not usage.is_file():
         fail(usage, None, "RV001", "no such KB_USAGE.json", EXIT_USAGE)

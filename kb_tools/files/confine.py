@@ -16,7 +16,7 @@ class OutsideRoot(ValueError):
     """A path that resolves outside its root, or that is no path at all."""
 
 
-def resolve_inside(root, name, what: str = "path") -> Path:
+def resolve_inside(root, name, what: str = "path", root_name: str = "the root") -> Path:
     """The real location of ``name`` (relative to ``root``, or absolute), once it is known to
     lie inside ``root``'s real location; ``OutsideRoot`` with one line saying where it leads."""
     if not isinstance(name, (str, os.PathLike)) or not str(name).strip() or "\x00" in str(name):
@@ -25,11 +25,11 @@ def resolve_inside(root, name, what: str = "path") -> Path:
     target = Path(os.path.realpath(base / name))  # an absolute name replaces base, as the OS would
     if target != base and base not in target.parents:
         via = "" if target == Path(os.path.normpath(base / name)) else " through a symbolic link"
-        raise OutsideRoot(f"{what}: {name} resolves{via} to {target}, outside {base}")
+        raise OutsideRoot(f"{what}: {name} resolves{via} to {target}, outside {root_name} {base}")
     return target
 
 
-def as_argument(root, name, what: str = "path") -> str:
+def as_argument(root, name, what: str = "path", root_name: str = "the root") -> str:
     """``name`` relative to ``root`` as a command-line argument: confined, and never read as an option."""
-    rel = os.path.relpath(resolve_inside(root, name, what), os.path.realpath(root))
+    rel = os.path.relpath(resolve_inside(root, name, what, root_name), os.path.realpath(root))
     return "./" + rel if rel.startswith("-") else rel
