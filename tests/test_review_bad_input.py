@@ -53,8 +53,8 @@ def test_wrong_inputs_each_get_one_line_naming_the_file_and_the_review_goes_on(k
     found = verdicts(target)
     assert found["wrapper audit"][0] == "MISSING" and "src/ops/wrappers/gone.py: no such file" in found["wrapper audit"][1]
     assert found["claims"][0] == "MISSING" and "KB_USAGE.json" in found["claims"][1] and "'floor_divide'" in found["claims"][1]
-    assert found["comparison int8"][0] == "MISSING"  # paths in a notebook are relative to its folder
+    assert found["comparison int8"][0] == "FAIL"  # present but wrong (issue 41.5); paths relative to the notebook's folder
     assert found["comparison int8"][1] == "src/tensors/int8/dut.npy holds int32, but the spec makes the dut leg of int8 int8"
-    assert found["comparison float16"][0] == "MISSING" and "src/tensors/float16/golden.npy" in found["comparison float16"][1]
+    assert found["comparison float16"][0] == "FAIL" and "src/tensors/float16/golden.npy" in found["comparison float16"][1]
     assert "shape (5, 5)" in found["comparison float16"][1]
     assert all(found[f"comparison {d}"][0] == "PASS" for d in ("bfloat16", "float32", "int32", "int64"))

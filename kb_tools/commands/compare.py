@@ -114,6 +114,10 @@ def run(args):
     if third_party is not None and args.criterion != "cross_check":
         warnings += promote.case_mode({"output": "cross_check"}, override=args.criterion).warnings
         warnings.append("--third-party is ignored: only cross_check reads it")
+    elif third_party is not None:
+        from kb_tools.numerics.collapsed import collapsed_warning
+
+        warnings += [w for w in [collapsed_warning(golden, third_party)] if w]
     try:  # the verdict and every leg's metrics, from one pass over the tensors where it can
         verdict, metrics = criteria.compare(args.criterion, dut, golden, third_party, actual, args.level)
         legs = {leg: m.as_dict() for leg, m in metrics.items()}

@@ -18,6 +18,7 @@ from kb_tools.diagnostics import KbError, KbErrors
 from kb_tools.outputs.folds import Folded, png_of
 from kb_tools.outputs.review import NO_IMPLEMENTATION
 from kb_tools.kb import vocabulary as V
+from kb_tools.numerics.collapsed import GOLDEN_PAGE
 
 VERDICT_LINE = re.compile(r"^\[(PASS|FAIL|MISSING)\] ([^:\n]+): (.*)$", re.M)
 TENSOR_SUFFIXES = (".npy", ".pt")
@@ -267,7 +268,8 @@ class ReviewSession:
     def _leg_mismatch(self, folder: Path, dtype: str, tensors: dict) -> str | None:
         """The first saved leg whose dtype is not the one the spec gives it (the DUT's and the
         third party's: the declared dtype; the golden's: its policy's, Promote's or the DUT's
-        widening), or whose shape is not the DUT's, named by its file; None when all agree."""
+        widening), or whose shape is not the DUT's, named by its file; None when all agree.
+        A golden at the declared dtype where Promote widens it is the cast back, named as such."""
         from kb_tools.numerics.promote import golden_policy
         from kb_tools.numerics.verdict import dtype_name
 
@@ -276,7 +278,10 @@ class ReviewSession:
         path = {leg: self._leg_file(folder, leg) for leg in tensors}
         for leg, tensor in tensors.items():
             if dtype_name(tensor) != wanted[leg]:
-                return f"{path[leg]} holds {dtype_name(tensor)}, but the spec makes the {leg.replace('_', '-')} leg of {dtype} {wanted[leg]}"
+                cause = (f": the golden computes at the device's precision (a cast back, GD102; see {GOLDEN_PAGE})"
+                         if leg == "golden" and dtype_name(tensor) == dtype and policy.output != dtype else "")
+                return (f"{path[leg]} holds {dtype_name(tensor)}, but the spec makes the {leg.replace('_', '-')} leg of "
+                        f"{dtype} {wanted[leg]}{cause}")
         shape = tuple(tensors["dut"].shape)
         for leg, tensor in tensors.items():
             if tuple(tensor.shape) != shape:
@@ -307,8 +312,8 @@ class ReviewSession:
         except TensorFileError as exc:
             return self._record(Check(name, "MISSING", str(exc)))
         mismatch = self._leg_mismatch(folder, dtype, tensors)
-        if mismatch:
-            return self._record(Check(name, "MISSING", mismatch))
+        if mismatch:  # the leg is there and wrong: a finding, not a missing input
+            return self._record(Check(name, "FAIL", mismatch))
         try:
             verdict, judged = compare(criterion, tensors["dut"], tensors["golden"], tensors.get("third_party"),
                                       dtype=dtype)  # the verdict and its legs' metrics from one pass
