@@ -1,0 +1,54 @@
+"""Per-line precision and recall of the golden rules against the hand labels.
+
+Usage: python benchmarks/cann/score_golden.py REPO [LABELS]
+REPO is a checkout of hicann/ops-math at the labels' commit (outside this repository).
+Scored twice: errors only (certain findings), then errors and warnings.
+A finding counts on a labelled operator only: on a violation line it is a true positive,
+on any other line a false positive; a violation line without a finding is a miss.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import yaml
+
+from kb_tools.cann.golden_flow import GOLDEN, judge_golden
+
+HERE = Path(__file__).resolve().parent
+
+
+def main(argv: list[str]) -> int:
+    repo = Path(argv[0])
+    labels = yaml.safe_load(Path(argv[1] if len(argv) > 1 else HERE / "golden-labels-ops-math.yaml").read_text())
+    for severities in (("error",), ("error", "warning")):
+        _score(repo, labels, severities)
+    return 0
+
+
+def _score(repo: Path, labels: dict, severities: tuple[str, ...]) -> None:
+    """Print the disagreements and P/R counting findings of the given severities."""
+    tp = fp = fn = 0
+    for op, entry in sorted(labels["operators"].items()):
+        want = {item["line"] for item in entry["lines"] if item["verdict"] == "violation"}
+        findings, error = judge_golden(repo / op / GOLDEN, f"{op}/{GOLDEN.as_posix()}")
+        if error:
+            print(error)
+        findings = [f for f in findings if f.severity in severities]
+        got = {f.line for f in findings}
+        tp += len(got & want)
+        for line in sorted(got - want):
+            print(f"FP {op}:{line} " + next(f.message for f in findings if f.line == line))
+            fp += 1
+        for line in sorted(want - got):
+            print(f"FN {op}:{line}")
+            fn += 1
+    precision = tp / (tp + fp) if tp + fp else 1.0
+    recall = tp / (tp + fn) if tp + fn else 1.0
+    print(f"[{'+'.join(severities)}] operators {len(labels['operators'])}  tp {tp}  fp {fp}  fn {fn}  "
+          f"precision {precision:.3f}  recall {recall:.3f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,194 @@
+"""Judge a CANN operator's tests/assets/golden.py against seed 000's golden and third-party rules.
+
+Read statically (nothing is imported or run). Each entry TTK reaches is judged in its own case
+mode: a three-party golden casts no floating tensor (Promote raised it, seed 000 §3, §8); a
+two-party golden widens no further than the kernel (§3, §5); a third-party leg is torch and,
+where it widens, narrows back at exit (§1, §6, §8). The kernel's widening is read where it is
+plain (``Cast<T, float>``, ``PromoteT``); where it is not, findings that need it are warnings.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from kb_tools.cann.golden_casts import LOW, WIDTH, cast_target
+from kb_tools.cann.golden_reach import Context, Entry, GoldenModule, Reach, entries
+
+GOLDEN = Path("tests") / "assets" / "golden.py"
+MAX_BYTES = 4 << 20
+KERNEL_SUFFIXES = (".h", ".hpp", ".cpp", ".cc")
+_WIDEN = re.compile(r"Cast\s*<\s*[\w:]+\s*,\s*(float|U|PromoteT|PromteT)\b|Promo?teT\b|PromoteType\b|Cast\s*<\s*float\b")
+_ANY_CAST = re.compile(r"\bCast\s*[<(]")
+_DT = re.compile(r"\bDT_(FLOAT16|BF16|FLOAT|DOUBLE)\b")
+_DT_NAMES = {"FLOAT16": "float16", "BF16": "bfloat16", "FLOAT": "float32", "DOUBLE": "float64"}
+
+
+@dataclass(frozen=True)
+class GoldenFinding:
+    """One golden / third-party violation at path:line, with the criterion and the fix."""
+
+    path: str
+    line: int
+    code: str
+    severity: str
+    message: str
+    fix: str
+
+
+@dataclass(frozen=True)
+class KernelFacts:
+    """The kernel's widening (float32, none or unknown, with where it was read) and float dtypes."""
+
+    widening: str
+    widening_at: str
+    float_dtypes: frozenset[str]
+
+
+def _read(path: Path) -> str | None:
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_BYTES:
+            return None
+        return path.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
+    """Plain facts an operator folder gives about its kernel's widening and registered floats.
+
+    Locations are written under ``shown`` (the folder as the user named it).
+    """
+
+    def at(path: Path) -> str:
+        return str(Path(shown) / path.relative_to(folder)) if shown else str(path)
+
+    dtypes = set()
+    for path in sorted((folder / "op_host").glob("*_def.cpp")) if (folder / "op_host").is_dir() else []:
+        dtypes |= {_DT_NAMES[m] for m in _DT.findall(_read(path) or "")}
+    kernel = folder / "op_kernel"
+    files = sorted(p for p in kernel.rglob("*") if p.suffix in KERNEL_SUFFIXES) if kernel.is_dir() else []
+    any_cast = ""
+    for path in files[:400]:
+        text = _read(path) or ""
+        for number, line in enumerate(text.splitlines(), 1):
+            if _WIDEN.search(line):
+                return KernelFacts("float32", f"{at(path)}:{number}", frozenset(dtypes))
+            if not any_cast and _ANY_CAST.search(line):
+                any_cast = f"{at(path)}:{number}"
+    if not files:
+        return KernelFacts("unknown", f"{at(kernel)}: no kernel source", frozenset(dtypes))
+    if any_cast:
+        return KernelFacts("unknown", any_cast, frozenset(dtypes))
+    return KernelFacts("none", f"{at(kernel)}: no Cast in {len(files)} files", frozenset(dtypes))
+
+
+def _criterion(entry: Entry, rel: str) -> str:
+    if not entry.criteria:
+        return "TTK's default criterion mix_tolerance (no tolerance declared): two-party"
+    cc = [(d, line) for d, (s, line) in entry.criteria.items() if s == "cross_check"]
+    if cc:
+        dtype, line = cc[0]
+        return f"criterion cross_check for {dtype} ({rel}:{line}): three-party, Promote on"
+    dtype, (standard, line) = next(iter(entry.criteria.items()))
+    return f"criterion {standard} for {dtype} ({rel}:{line}): two-party"
+
+
+def _judge_golden(mod, entry, rel, kernel, out):
+    promoted = entry.mode == "three_party"
+    ctx = Context(promoted=promoted, numpy_inputs=entry.numpy_inputs)
+    where = _criterion(entry, rel)
+    for call, func, exits in Reach(mod, ctx).calls(entry.functions):
+        found = cast_target(call, mod.consts)
+        if not found:
+            continue
+        target, line = found
+        if entry.mode in ("three_party", "unknown"):
+            severity = "error" if promoted else "warning"
+            if exits:
+                out.append(GoldenFinding(rel, line, "GD107", severity,
+                                         f"{entry.key}: the golden casts its result to {target} at exit in {func.name}(), undoing Promote; {where}",
+                                         "return the result in the dtype it was computed in, or cast to the handed output_dtypes[i]"))
+            else:
+                out.append(GoldenFinding(rel, line, "GD102", severity,
+                                         f"{entry.key}: the golden casts to {target} by name in {func.name}(); {where}",
+                                         "drop the cast: Promote already hands float32/float64 tensors"))
+            continue
+        wider = _wider_than_kernel(target, kernel)
+        if wider:
+            severity = "warning" if kernel.widening == "unknown" else "error"
+            out.append(GoldenFinding(rel, line, "GD108", severity,
+                                     f"{entry.key}: the two-party golden computes in {target} in {func.name}(), wider than the kernel's widening "
+                                     f"({kernel.widening}, {kernel.widening_at}); {where}",
+                                     f"widen only as the kernel does ({'none' if kernel.widening == 'none' else 'float32'}) and narrow at the same points"))
+
+
+def _wider_than_kernel(target: str, kernel: KernelFacts) -> bool:
+    if target in kernel.float_dtypes and target != "float32":
+        return False
+    if target == "float64":
+        return "float64" not in kernel.float_dtypes
+    if target == "float32" and kernel.widening == "none":
+        return bool(kernel.float_dtypes & LOW)
+    return False
+
+
+def _judge_leg(mod, entry, rel, out):
+    where = _criterion(entry, rel)
+    if entry.framework.lower() != "torch":
+        out.append(GoldenFinding(rel, entry.line, "GD109", "error",
+                                 f"{entry.key}: the third-party leg is written in {entry.framework}, not torch; {where}",
+                                 "write the GPU leg in torch (seed 000 §6): it also gives the performance data"))
+        return
+    narrowest = min((WIDTH.get(d, 64) for d in entry.criteria), default=64)
+    widened, narrows = [], False
+    for call, _, _ in Reach(mod, Context(promoted=False, numpy_inputs=False)).calls(entry.functions):
+        found = cast_target(call, mod.consts)
+        if found and WIDTH[found[0]] > narrowest:
+            widened.append(found)
+        elif found and WIDTH[found[0]] <= narrowest:
+            narrows = True
+        elif isinstance(call.func, ast.Attribute) and call.func.attr in ("to", "astype", "type"):
+            narrows = True
+    if widened and not narrows:
+        target, line = widened[0]
+        out.append(GoldenFinding(rel, line, "GD110", "error",
+                                 f"{entry.key}: the third-party leg widens to {target} and never narrows back at exit; {where}",
+                                 "cast every output back to its declared dtype (the input's dtype) before returning"))
+
+
+def judge_golden(golden: Path, rel: str | None = None) -> tuple[list[GoldenFinding], str | None]:
+    """Findings for one golden.py (path relative as ``rel``), and an error line if it cannot be read."""
+    rel = rel or str(golden)
+    text = _read(golden)
+    if text is None:
+        return [], f"{rel}:1: cannot read the golden (missing, not a file, or over {MAX_BYTES >> 20} MiB)"
+    try:
+        tree = ast.parse(text.lstrip("\ufeff"), filename=rel)
+    except SyntaxError as exc:
+        return [], f"{rel}:{exc.lineno or 1}: the golden does not parse: {exc.msg}"
+    except (ValueError, RecursionError) as exc:
+        return [], f"{rel}:1: the golden does not parse: {exc}"
+    mod = GoldenModule(tree)
+    kernel = kernel_facts(golden.parents[2], str(Path(rel).parents[2]))
+    out: list[GoldenFinding] = []
+    for entry in entries(mod):
+        if entry.role == "golden":
+            _judge_golden(mod, entry, rel, kernel, out)
+        elif entry.mode == "three_party":
+            _judge_leg(mod, entry, rel, out)
+    unique = {(f.line, f.code): f for f in out}
+    return sorted(unique.values(), key=lambda f: (f.line, f.code)), None
+
+
+def golden_files(root: Path) -> list[Path]:
+    """Every operator's golden.py under ``root`` (an operator, a category or a repository)."""
+    if (root / GOLDEN).is_file():
+        return [root / GOLDEN]
+    found = []
+    for path in sorted(root.rglob("golden.py")):
+        if path.parent.name == "assets" and path.parent.parent.name == "tests" and not path.is_symlink():
+            found.append(path)
+    return found

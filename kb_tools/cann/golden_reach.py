@@ -1,0 +1,279 @@
+"""What TTK actually runs of a golden.py: its entries, their case mode, and the live code they reach.
+
+TTK calls a TestSpec class's ``golden`` and ``third_party`` (named in ``__spec__``) and a legacy
+``__golden__`` function only for a key no TestSpec class registers (hicann/ops-test-kit
+``ttk/test_spec/loader.py``). A case is three-party when some criterion is ``cross_check``
+(seed 000 §2), and then Promote hands the golden float32/float64 tensors, so a branch taken
+only for float16/bfloat16 tensors is dead there and its casts are not findings.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from kb_tools.cann.golden_casts import LOW, float_dtype
+
+PROMOTED = frozenset({"float32", "float64"})
+
+
+@dataclass(frozen=True)
+class Context:
+    """How the golden is called: promoted (three-party) and whether inputs are numpy arrays."""
+
+    promoted: bool
+    numpy_inputs: bool
+
+
+@dataclass
+class Entry:
+    """One function TTK calls: a spec's golden or third-party leg, or a legacy golden."""
+
+    role: str  # "golden" or "third_party"
+    key: str
+    line: int
+    mode: str  # "three_party", "two_party" or "unknown"
+    criteria: dict[str, tuple[str, int]] = field(default_factory=dict)
+    functions: list[ast.FunctionDef] = field(default_factory=list)
+    framework: str = ""
+    numpy_inputs: bool = True
+
+
+class GoldenModule:
+    """A parsed golden.py: module constants, functions and classes by name."""
+
+    def __init__(self, tree: ast.Module):
+        self.tree = tree
+        self.consts: dict[str, ast.AST] = {}
+        self.funcs: dict[str, ast.FunctionDef] = {}
+        self.classes: dict[str, ast.ClassDef] = {}
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                self.consts[node.targets[0].id] = node.value
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
+                self.consts[node.target.id] = node.value
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.funcs[node.name] = node
+            elif isinstance(node, ast.ClassDef):
+                self.classes[node.name] = node
+
+    def resolve(self, node: ast.AST | None, depth: int = 0) -> ast.AST | None:
+        """Follow a module-level name to the value it was assigned."""
+        while isinstance(node, ast.Name) and depth < 8 and node.id in self.consts:
+            node, depth = self.consts[node.id], depth + 1
+        return node
+
+
+def _str_items(node: ast.AST | None) -> list[tuple[str, ast.AST, int]]:
+    if not isinstance(node, ast.Dict):
+        return []
+    return [(k.value, v, k.lineno) for k, v in zip(node.keys, node.values)
+            if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+
+
+def _criteria(mod: GoldenModule, node: ast.AST | None) -> tuple[str, dict[str, tuple[str, int]]]:
+    """(mode, {dtype: (standard, line)}) of a tolerance declaration; TTK's default is two-party."""
+    if node is None:
+        return "two_party", {}
+    table = mod.resolve(node)
+    if not isinstance(table, ast.Dict):
+        return "unknown", {}
+    criteria = {}
+    for dtype, value, line in _str_items(table):
+        for name, standard, _ in _str_items(mod.resolve(value)):
+            if name == "standard" and isinstance(standard, ast.Constant):
+                criteria[dtype] = (str(standard.value), line)
+    mode = "three_party" if any(s == "cross_check" for s, _ in criteria.values()) else "two_party"
+    return mode, criteria
+
+
+def _named(mod: GoldenModule, node: ast.AST) -> str:
+    node = mod.resolve(node) if isinstance(node, ast.Name) and node.id in mod.consts else node
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _callables(mod: GoldenModule, name: str) -> list[ast.FunctionDef]:
+    if name in mod.funcs:
+        return [mod.funcs[name]]
+    cls = mod.classes.get(name)
+    if cls is None:
+        return []
+    return [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name in ("__call__", "__init__", "forward")]
+
+
+def entries(mod: GoldenModule) -> list[Entry]:
+    """Every golden and third-party entry TTK would reach, in file order."""
+    found: list[Entry] = []
+    spec_keys = set()
+    for key, value, line in _str_items(mod.consts.get("__spec__")):
+        spec_keys.add(key)
+        cls = mod.classes.get(_named(mod, value))
+        if cls is None:
+            continue
+        attrs = {n.targets[0].id: n.value for n in cls.body
+                 if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)}
+        mode, criteria = _criteria(mod, attrs.get("tolerance"))
+        numpy_inputs = not key.lower().startswith("aclnn")
+        golden = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "golden"]
+        found.append(Entry("golden", key, line, mode, criteria, golden, numpy_inputs=numpy_inputs))
+        for framework, leg, leg_line in _str_items(mod.resolve(attrs.get("third_party"))):
+            found.append(Entry("third_party", key, leg_line, mode, criteria,
+                               _callables(mod, _named(mod, leg)), framework, numpy_inputs=False))
+    for path_kind, table, _ in _str_items(mod.consts.get("__golden__")):
+        for key, value, line in _str_items(mod.resolve(table)):
+            if key in spec_keys:
+                continue
+            functions = _callables(mod, _named(mod, value))
+            found.append(Entry("golden", key, line, "two_party", {}, functions,
+                               numpy_inputs=path_kind == "kernel"))
+    return found
+
+
+def _three(values: list[bool | None], combine) -> bool | None:
+    if any(v is None for v in values):
+        known = [v for v in values if v is not None]
+        if combine is any and any(known):
+            return True
+        if combine is all and known and not all(known):
+            return False
+        return None
+    return combine(values)
+
+
+def _dtype_set(mod: GoldenModule, node: ast.AST) -> set[str | None]:
+    node = mod.resolve(node)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return {float_dtype(e, mod.consts) for e in node.elts}
+    return {float_dtype(node, mod.consts)} if node is not None else {None}
+
+
+def evaluate(mod: GoldenModule, test: ast.AST, ctx: Context) -> bool | None:
+    """True/False when the context decides ``test`` (Promote, numpy inputs); None otherwise."""
+    if isinstance(test, ast.BoolOp):
+        values = [evaluate(mod, v, ctx) for v in test.values]
+        return _three(values, any if isinstance(test.op, ast.Or) else all)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        value = evaluate(mod, test.operand, ctx)
+        return None if value is None else not value
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and ctx.numpy_inputs and len(test.args) == 2:
+        kind = test.args[1]
+        if test.func.id == "isinstance" and isinstance(kind, ast.Attribute) and kind.attr == "Tensor":
+            return False
+        if test.func.id == "hasattr" and isinstance(kind, ast.Constant) and kind.value == "astype":
+            return True
+        return None
+    if not (ctx.promoted and isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    op, left, right = test.ops[0], test.left, test.comparators[0]
+    if isinstance(op, (ast.In, ast.NotIn)):
+        if isinstance(left, ast.Constant) and isinstance(left.value, str):
+            names = {float_dtype(left, mod.consts)}
+        else:
+            names = _dtype_set(mod, right)
+        if not isinstance(left, ast.Constant) and PROMOTED <= names:
+            inside = True  # every dtype Promote can hand a float tensor is listed
+        elif None not in names and names <= LOW:
+            inside = False  # only dtypes Promote never hands
+        else:
+            return None
+        return inside if isinstance(op, ast.In) else not inside
+    if isinstance(op, (ast.Eq, ast.NotEq)):
+        for side in (left, right):
+            name = float_dtype(side, mod.consts)
+            if name in LOW:
+                return isinstance(op, ast.NotEq)
+    return None
+
+
+def _terminates(block: list[ast.stmt]) -> bool:
+    return bool(block) and isinstance(block[-1], (ast.Return, ast.Raise))
+
+
+class Reach:
+    """Walk the live code of an entry's functions and the module functions they call."""
+
+    def __init__(self, mod: GoldenModule, ctx: Context):
+        self.mod, self.ctx = mod, ctx
+        self.seen: set[str] = set()
+
+    def calls(self, functions: list[ast.FunctionDef]) -> Iterator[tuple[ast.Call, ast.FunctionDef, bool]]:
+        """(call, enclosing function, whether its value is returned) for each live call."""
+        queue = list(functions)
+        while queue:
+            func = queue.pop(0)
+            if id(func) in self.seen:
+                continue
+            self.seen.add(id(func))
+            returned = _returned_names(func)
+            for call, in_return in self._block(func.body, returned, False):
+                yield call, func, in_return
+                name = call.func.id if isinstance(call.func, ast.Name) else ""
+                if name in self.mod.funcs:
+                    queue.append(self.mod.funcs[name])
+
+    def _block(self, stmts, returned, in_return):
+        for stmt in stmts:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if isinstance(stmt, ast.If):
+                value = evaluate(self.mod, stmt.test, self.ctx)
+                if value is None:
+                    yield from self._expr(stmt.test, False)
+                    yield from self._block(stmt.body, returned, in_return)
+                    yield from self._block(stmt.orelse, returned, in_return)
+                    continue
+                branch = stmt.body if value else stmt.orelse
+                yield from self._block(branch, returned, in_return)
+                if _terminates(branch):
+                    return
+                continue
+            exits = isinstance(stmt, ast.Return) or (
+                isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                and any(isinstance(t, ast.Name) and t.id in returned for t in _targets(stmt)))
+            for name, value in ast.iter_fields(stmt):
+                if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                    yield from self._block(value, returned, in_return)
+                elif isinstance(value, list):
+                    for item in value:
+                        if isinstance(item, ast.AST):
+                            yield from self._expr(item, exits)
+                elif isinstance(value, ast.AST):
+                    yield from self._expr(value, exits)
+            if isinstance(stmt, (ast.Return, ast.Raise)):
+                return
+
+    def _expr(self, node, exits):
+        if isinstance(node, ast.IfExp):
+            value = evaluate(self.mod, node.test, self.ctx)
+            if value is None:
+                yield from self._expr(node.test, False)
+            if value in (None, True):
+                yield from self._expr(node.body, exits)
+            if value in (None, False):
+                yield from self._expr(node.orelse, exits)
+            return
+        if isinstance(node, (ast.Lambda, ast.FunctionDef)):
+            return
+        if isinstance(node, ast.Call):
+            yield node, exits
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                continue
+            yield from self._expr(child, exits)
+
+
+def _targets(stmt) -> list[ast.AST]:
+    if isinstance(stmt, ast.Assign):
+        return [n for t in stmt.targets for n in ast.walk(t)]
+    return list(ast.walk(stmt.target))
+
+
+def _returned_names(func: ast.FunctionDef) -> set[str]:
+    names = set()
+    for node in ast.walk(func):
+        if isinstance(node, ast.Return) and node.value is not None:
+            names |= {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+    return names
