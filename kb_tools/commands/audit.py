@@ -3,6 +3,8 @@ HELP = "audit operator code: wrappers against the wrapper boundary (seed 003), g
 
 
 def configure(parser):
+    from kb_tools.commands._bounds import jobs
+
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help="Python files, or directories to search for *.py (hidden folders, virtual environments and build/ skipped)")
     parser.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format (default: text)")
@@ -20,7 +22,7 @@ def configure(parser):
     parser.add_argument("--policy", default="strict", metavar="NAME",
                         help="the reading of seed 003 to report under: strict (default, the seed to the letter), lenient, "
                              "pypto-op-lint or agent-verifier (the table: docs/audit-policies.md)")
-    parser.add_argument("--jobs", type=int, metavar="N",
+    parser.add_argument("--jobs", type=jobs, metavar="N",
                         help="processes to audit with (default: both cores for 64 files or more, else one); "
                              "the report is the same for any N")
     parser.add_argument("--spec", metavar="OPS_YAML",

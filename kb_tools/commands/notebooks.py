@@ -3,13 +3,15 @@ HELP = "execute every notebooks/*.py (jupytext + nbclient) and write .ipynb and 
 
 
 def configure(parser):
+    from kb_tools.commands._bounds import jobs, whole_seconds
+
     parser.add_argument("names", nargs="*", help="only these notebooks (file stems), default all")
     parser.add_argument("--backend", default=None,
                         help="comma-separated backends of cpu, triton (the interpreter), cuda, npu (default: all available)")
     parser.add_argument("-o", "--output", default="build/notebooks", metavar="DIR")
-    parser.add_argument("--timeout", type=int, default=300, help="per-cell timeout in seconds (default 300)")
+    parser.add_argument("--timeout", type=whole_seconds, default=300, help="per-cell timeout in seconds (default 300)")
     parser.add_argument("--no-html", action="store_true", help="write only the executed .ipynb")
-    parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+    parser.add_argument("-j", "--jobs", type=jobs, default=None, metavar="N",
                         help="notebooks run at once, each in its own kernel (default: the CPUs this process may use, at most 4)")
 
 

@@ -49,6 +49,21 @@ def _explain(error) -> str:
     return f"{where}: {message}" if where else message
 
 
+_ANCHORED: dict[int, tuple[dict, dict]] = {}
+
+
+def _anchored(schema):
+    """``schema`` with each pattern's closing ``$`` made ``\\Z``: Python's ``$`` also matches
+    before a final newline, so ``op: "softmax\\n"`` passed ``^[A-Za-z_]\\w*$`` and made a
+    folder whose name ends in a newline. Kept per schema, so it is built once."""
+    if isinstance(schema, dict):
+        return {k: (v[:-1] + r"\Z" if k == "pattern" and isinstance(v, str) and v.endswith("$") and not v.endswith("\\$")
+                    else _anchored(v)) for k, v in schema.items()}
+    if isinstance(schema, list):
+        return [_anchored(v) for v in schema]
+    return schema
+
+
 def schema_diagnostics(data, schema: dict, path, code: str, *, line_of=None, skip=None) -> list[Diagnostic]:
     """Schema errors in ``data`` as diagnostics, sorted by line; at most MAX_SCHEMA_ERRORS
     and a line saying more were left out. ``skip(error)`` drops errors a caller reports
@@ -57,7 +72,10 @@ def schema_diagnostics(data, schema: dict, path, code: str, *, line_of=None, ski
 
     from kb_tools.files.yamlio import line_at  # on use too: `kbt usage` imports this module, never YAML
 
-    validator = Draft202012Validator(schema)
+    kept = _ANCHORED.get(id(schema))
+    if kept is None or kept[0] is not schema:
+        kept = _ANCHORED[id(schema)] = (schema, _anchored(schema))
+    validator = Draft202012Validator(kept[1])
     diags = set()
     for error in validator.iter_errors(data):
         if skip and skip(error):

@@ -24,6 +24,27 @@ def _why_not_root(path: Path) -> str | None:
         return f"cannot be read ({exc.strerror or exc}); a KB root holds ROUTER.md and kb/"
 
 
+def _broken_root(path: Path) -> tuple[str, str] | None:
+    """(the missing or unusable part, why) for a folder that is a KB checkout but for that part:
+    it has kb/constraints/ or a ROUTER.md of any kind. None for any other folder."""
+    from kb_tools.files.text import not_regular
+
+    try:
+        router, kb = path / "ROUTER.md", path / "kb"
+        if not (os.path.lexists(router) or (kb / "constraints").is_dir()):
+            return None
+        if not os.path.lexists(router):
+            return "ROUTER.md", "missing: this folder holds kb/constraints/ but no ROUTER.md; restore it, or pass --kb-root DIR"
+        if not router.is_file():
+            kind = not_regular(os.stat(router).st_mode) if os.path.exists(router) else "a dangling link"
+            return "ROUTER.md", f"is {kind}, not a regular file; a KB root needs its ROUTER.md (or pass --kb-root DIR)"
+        if not kb.is_dir():
+            return "kb", "missing: this folder holds ROUTER.md but no kb/ folder; restore it, or pass --kb-root DIR"
+    except OSError:
+        return None
+    return None
+
+
 def find_root(explicit: str | None = None) -> Path:
     if explicit == "":
         fail("--kb-root", None, "KB001", "is empty: give the folder holding ROUTER.md and kb/, or leave the option out", EXIT_USAGE)
@@ -40,6 +61,9 @@ def find_root(explicit: str | None = None) -> Path:
     for candidate in (here, *here.parents):
         if _is_root(candidate):
             return candidate
+        broken = _broken_root(candidate)
+        if broken:  # a KB checkout missing a part: said, never passed over for another KB
+            fail(candidate / broken[0], None, "KB003", broken[1], EXIT_USAGE)
     for shipped in (Path(__file__).resolve().parents[2], Path(sys.prefix) / "share" / "opkb"):
         if _is_root(shipped):
             return shipped
