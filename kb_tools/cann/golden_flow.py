@@ -86,6 +86,8 @@ def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
 
 
 def _criterion(entry: Entry, rel: str) -> str:
+    if entry.mode == "unknown":
+        return f"criterion not readable (tolerance computed at {rel}:{entry.tolerance_line}): case mode unknown"
     if not entry.criteria:
         return "TTK's default criterion mix_tolerance (no tolerance declared): two-party"
     cc = [(d, line) for d, (s, line) in entry.criteria.items() if s == "cross_check"]

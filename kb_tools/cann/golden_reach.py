@@ -38,6 +38,7 @@ class Entry:
     functions: list[ast.FunctionDef] = field(default_factory=list)
     framework: str = ""
     numpy_inputs: bool = True
+    tolerance_line: int = 0
 
 
 class GoldenModule:
@@ -118,7 +119,10 @@ def entries(mod: GoldenModule) -> list[Entry]:
         mode, criteria = _criteria(mod, attrs.get("tolerance"))
         numpy_inputs = not key.lower().startswith("aclnn")
         golden = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "golden"]
-        found.append(Entry("golden", key, line, mode, criteria, golden, numpy_inputs=numpy_inputs))
+        tolerance = attrs.get("tolerance")
+        tol_line = tolerance.lineno if tolerance is not None else 0
+        found.append(Entry("golden", key, line, mode, criteria, golden, numpy_inputs=numpy_inputs,
+                           tolerance_line=tol_line))
         for framework, leg, leg_line in _str_items(mod.resolve(attrs.get("third_party"))):
             found.append(Entry("third_party", key, leg_line, mode, criteria,
                                _callables(mod, _named(mod, leg)), framework, numpy_inputs=False))
@@ -197,22 +201,27 @@ class Reach:
 
     def __init__(self, mod: GoldenModule, ctx: Context):
         self.mod, self.ctx = mod, ctx
-        self.seen: set[str] = set()
+        self.seen: set[tuple[int, bool]] = set()
 
     def calls(self, functions: list[ast.FunctionDef]) -> Iterator[tuple[ast.Call, ast.FunctionDef, bool]]:
-        """(call, enclosing function, whether its value is returned) for each live call."""
-        queue = list(functions)
+        """(call, enclosing function, whether it is the entry's exit) for each live call.
+
+        A call is at the exit when its value is what the entry returns: the returned
+        expression (or an item of a returned list, or a link of its method chain), the value
+        of a name that is returned, or the same inside a helper whose call is at the exit.
+        """
+        queue = [(f, True) for f in functions]
         while queue:
-            func = queue.pop(0)
-            if id(func) in self.seen:
+            func, at_exit = queue.pop(0)
+            if (id(func), at_exit) in self.seen or (id(func), True) in self.seen:
                 continue
-            self.seen.add(id(func))
+            self.seen.add((id(func), at_exit))
             returned = _returned_names(func)
             for call, in_return in self._block(func.body, returned, False):
-                yield call, func, in_return
+                yield call, func, in_return and at_exit
                 name = call.func.id if isinstance(call.func, ast.Name) else ""
                 if name in self.mod.funcs:
-                    queue.append(self.mod.funcs[name])
+                    queue.append((self.mod.funcs[name], in_return and at_exit))
 
     def _block(self, stmts, returned, in_return):
         for stmt in stmts:
@@ -231,7 +240,7 @@ class Reach:
                     return
                 continue
             exits = isinstance(stmt, ast.Return) or (
-                isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                isinstance(stmt, (ast.Assign, ast.AnnAssign))
                 and any(isinstance(t, ast.Name) and t.id in returned for t in _targets(stmt)))
             for name, value in ast.iter_fields(stmt):
                 if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
@@ -257,12 +266,17 @@ class Reach:
             return
         if isinstance(node, (ast.Lambda, ast.FunctionDef)):
             return
+        chain = ()
         if isinstance(node, ast.Call):
             yield node, exits
+            if isinstance(node.func, ast.Attribute):
+                chain = (node.func, node.func.value)
+        elif isinstance(node, (ast.List, ast.Tuple, ast.Attribute, ast.Subscript)):
+            chain = tuple(node.elts) if isinstance(node, (ast.List, ast.Tuple)) else (node.value,)
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.stmt):
                 continue
-            yield from self._expr(child, exits)
+            yield from self._expr(child, exits and any(child is c for c in chain))
 
 
 def _targets(stmt) -> list[ast.AST]:

@@ -1,0 +1,81 @@
+"""The golden / third-party rules on CANN-layout folders written for these tests (seed 000 §3-§8)."""
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from kb_tools.cann.golden_flow import GOLDEN, golden_files, judge_golden, kernel_facts
+
+ROOT = Path(__file__).parent / "fixtures" / "cann_golden"
+
+
+def judged(op):
+    golden = ROOT / "math" / op / GOLDEN
+    findings, error = judge_golden(golden, f"math/{op}/{GOLDEN.as_posix()}")
+    assert error is None
+    return [(f.line, f.code, f.severity) for f in findings], findings
+
+
+def test_clean_three_party_golden_and_dead_bf16_branch_are_not_findings():
+    assert judged("scale_add_good")[0] == []
+
+
+def test_three_party_casts_exit_cast_and_legs_are_each_found():
+    lines, findings = judged("scale_add_bad")
+    assert lines == [
+        (13, "GD102", "error"),  # getattr(torch, _ACC) through a module constant, in a helper
+        (17, "GD102", "error"),  # cumsum(..., dtype=torch.float32)
+        (22, "GD110", "error"),  # the leg widens and never narrows back
+        (29, "GD107", "error"),  # exit cast through the dtype map _DTYPES["fp32"]
+        (40, "GD109", "error"),  # a numpy third-party leg
+    ]
+    exit_cast = findings[3]
+    assert "cross_check for float16 (math/scale_add_bad/tests/assets/golden.py:9)" in exit_cast.message
+    assert exit_cast.path == "math/scale_add_bad/tests/assets/golden.py"
+    assert "output_dtypes" in exit_cast.fix
+
+
+def test_two_party_golden_may_widen_as_the_kernel_but_not_further():
+    assert judged("mean_two_good")[0] == []
+    lines, findings = judged("mean_two_bad")
+    assert lines == [(8, "GD108", "error")]
+    assert "math/mean_two_bad/op_kernel/mean_two_bad.h:5" in findings[0].message
+    assert "mix_tolerance" in findings[0].message
+
+
+def test_widening_where_the_kernel_never_casts_is_found():
+    assert judged("max_copy_bad")[0] == [(10, "GD108", "error"), (11, "GD108", "error")]
+    facts = kernel_facts(ROOT / "math" / "max_copy_bad")
+    assert facts.widening == "none" and facts.float_dtypes == {"float16", "bfloat16", "float32"}
+
+
+def test_a_computed_tolerance_makes_the_mode_uncertain_so_a_warning():
+    lines, findings = judged("mode_unknown")
+    assert lines == [(14, "GD102", "warning")]
+    assert "case mode unknown" in findings[0].message
+
+
+def test_syntax_error_is_one_line_with_path_and_line():
+    findings, error = judge_golden(ROOT / "math" / "broken" / GOLDEN, "broken/golden.py")
+    assert findings == [] and error.startswith("broken/golden.py:1: the golden does not parse")
+
+
+def test_repository_walk_finds_every_golden_and_survives_a_symlink_loop(tmp_path):
+    shutil.copytree(ROOT, tmp_path / "repo")
+    os.symlink(tmp_path / "repo", tmp_path / "repo" / "math" / "loop")
+    start = time.monotonic()
+    found = golden_files(tmp_path / "repo")
+    assert time.monotonic() - start < 10
+    assert sorted(p.parts[-4] for p in found) == sorted(p.name for p in (ROOT / "math").iterdir())
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_golden_is_refused_without_blocking(tmp_path):
+    op = tmp_path / "math" / "fifo_op"
+    (op / "tests" / "assets").mkdir(parents=True)
+    os.mkfifo(op / GOLDEN)
+    findings, error = judge_golden(op / GOLDEN, "math/fifo_op/tests/assets/golden.py")
+    assert findings == [] and error.startswith("math/fifo_op/tests/assets/golden.py:1: cannot read")
