@@ -63,7 +63,7 @@ def test_commands_find_the_spec_from_the_current_folder_and_say_which(tmp_path, 
     monkeypatch.chdir(root / "legs")
     result = kbt("usage", "-o", tmp_path / "out")
     assert result.code == 0, result.err
-    assert f"spec {root / 'ops' / 'rmsnorm.yaml'} (the only spec in" in result.err
+    assert f"kbt usage: spec {root / 'ops' / 'rmsnorm.yaml'} (the only spec in {root / 'ops'})" in result.err
     assert (tmp_path / "out" / "KB_USAGE.json").is_file()
     result = kbt("select", "golden.py", "-o", tmp_path / "sel")
     assert result.code == 0 and (tmp_path / "sel" / "KB_SELECTION.json").is_file()

@@ -31,8 +31,15 @@ def spec_of(args):
 
     found = spec_for(args.spec, args.spec_flag, flag=f"--spec ops/<op>.yaml to kbt {args.command}")
     if found.how != "given":
-        print(f"kbt {args.command}: spec {found.spec.path} ({found.how})", file=sys.stderr)
+        print(_shown(f"kbt {args.command}: spec {found.spec.path} ({found.how})"), file=sys.stderr)
     return found.spec
+
+
+def _shown(line: str) -> str:
+    """``line`` with the paths below the current folder shown relative to it."""
+    import os
+
+    return line.replace(os.getcwd() + os.sep, "")
 
 
 def refuse_gaps(spec) -> bool:
