@@ -58,10 +58,24 @@ def _declared(path: Path, elements: int, itemsize: int, dtype, held: int | None)
     _fits(path, f"declares {elements} elements of {dtype} ({need} bytes)", need)
 
 
+DEFAULT_MAX_TENSOR_BYTES = 2 << 30  # one tensor, as loaded; OPKB_MAX_TENSOR_BYTES raises it
+MAX_INFLATION = 16  # torch.save stores its records; a deflated one inflating more than this is a bomb
+
+
+def max_tensor_bytes() -> int:
+    """The most bytes one loaded tensor may take: OPKB_MAX_TENSOR_BYTES, else 2 GiB, and never
+    more than a quarter of the memory (a compare holds two or three tensors and their work)."""
+    raw = os.environ.get("OPKB_MAX_TENSOR_BYTES", "")
+    if raw.isdigit() and len(raw) < 20:
+        return min(int(raw), machine_memory())
+    return min(DEFAULT_MAX_TENSOR_BYTES, machine_memory() // 4)
+
+
 def _fits(path: Path, what: str, need: int) -> None:
-    memory = machine_memory()
-    if need > memory:
-        raise TensorFileError(f"{path}: {what}, more than this machine's memory ({memory} bytes)")
+    limit = max_tensor_bytes()
+    if need > limit:
+        raise TensorFileError(f"{path}: {what}, over the {limit}-byte limit of one tensor "
+                              "(OPKB_MAX_TENSOR_BYTES raises it, up to this machine's memory)")
 
 
 def _npy_header(path: Path):
@@ -111,10 +125,14 @@ def _pt_records(path: Path) -> None:
 
     try:
         with zipfile.ZipFile(path) as archive:
-            held = sum(info.file_size for info in archive.infolist() if "/data/" in info.filename)
+            records = [info for info in archive.infolist() if "/data/" in info.filename]
     except (zipfile.BadZipFile, OSError, ValueError):
         return  # not an archive (torch's legacy format, or junk): torch.load decides
-    _fits(path, f"holds {held} bytes of tensor data", held)
+    _fits(path, f"holds {sum(info.file_size for info in records)} bytes of tensor data", sum(info.file_size for info in records))
+    for info in records:
+        if info.compress_type != zipfile.ZIP_STORED and info.file_size > MAX_INFLATION * max(info.compress_size, 4096):
+            raise TensorFileError(f"{path}: record {info.filename} inflates from {info.compress_size} to {info.file_size} bytes "
+                                  f"(over {MAX_INFLATION}x); torch.save never compresses, so this file is refused unread")
 
 
 def _from_pt(path: Path):
