@@ -41,6 +41,24 @@ def _usage_path(args, spec, root):
     return next((c for c in candidates if is_file(c)), None)
 
 
+def _same_operator(usage, spec) -> None:
+    """Refuse a KB_USAGE.json written for another operator: its records are not this spec's
+    claims (the notebook review reports the same file as a missing input)."""
+    from kb_tools.contract.usage_shape import load_usage
+    from kb_tools.diagnostics import EXIT_USAGE, KbError, KbErrors, fail
+
+    if usage is None:
+        return
+    try:
+        data = load_usage(usage)
+    except (KbError, KbErrors):
+        return  # said by the review itself
+    if isinstance(data, dict) and data.get("op") != spec.op:
+        line = data.line_of("op") if hasattr(data, "line_of") else None
+        fail(usage, line, "RV004", f"this KB_USAGE.json is for operator {data.get('op')!r}, not {spec.op!r}; "
+             "give the operator's own file with --usage", EXIT_USAGE)
+
+
 def run(args):
     from pathlib import Path
 
@@ -66,6 +84,7 @@ def run(args):
         fail(usage, None, "RV001", "no such KB_USAGE.json", EXIT_USAGE)
     if args.format == "notebook":
         return _notebook(args, kb, spec, select(kb, spec), root, usage)
+    _same_operator(usage, spec)
     from kb_tools.outputs.review import page_links, render_html, render_review, review_inputs
 
     # links to pages resolve from wherever the review is read: the output file's folder, or here
