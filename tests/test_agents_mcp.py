@@ -64,7 +64,7 @@ def test_select_check_usage_and_audit_give_the_cli_facts(tmp_path):
     (work / "anti.py").write_bytes(wrapper.read_bytes())
 
     async def steps(c):
-        selected = await c.call_tool("select", {"spec": "ops/softmax.yaml", "output": "out"})
+        selected = await c.call_tool("select", {"spec": "ops/softmax.yaml", "output": "out", "form": "full"})
         usage = await c.call_tool("usage", {"spec": "ops/softmax.yaml", "output": "out"})
         checked = await c.call_tool("check_usage", {"usage": "out/KB_USAGE.json"})
         audited = await c.call_tool("audit", {"paths": ["anti.py"]})

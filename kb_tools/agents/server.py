@@ -83,10 +83,26 @@ class Tools:
             "demonstrated_by": list(found.demonstrated_by), "body": found.body,
         }
 
-    def select(self, spec: str, output: str | None = None) -> dict[str, Any]:
+    def select(self, spec: str, output: str | None = None, form: str = "compact") -> dict[str, Any]:
         spec = self._path(spec, "spec")
         argv = ["select", spec] + (["-o", self._path(output, "output")] if output else [])
-        return self._run(argv, read_back=self._written(spec, output, "KB_SELECTION.json"))
+        return self._shaped(argv, self._written(spec, output, "KB_SELECTION.json"), form)
+
+    def _shaped(self, argv: list[str], written: str | None, form: str) -> dict[str, Any]:
+        """The command's answer with the file it wrote: whole (``full``) or as the compact
+        rows an agent reads on one screen (``compact``, agents.compact)."""
+        from kb_tools.agents import compact
+
+        if form not in ("compact", "full"):
+            _refuse(f"{argv[0]}: form must be compact or full, not {str(form)[:40]!r}")
+        out = self._run(argv, read_back=written if form == "full" else None)
+        if form == "compact" and written and out.get("exit_code") == 0:
+            from kb_tools.kb.pages import load_kb
+
+            path = Path(self.root) / written
+            out["result"] = (compact.usage_compact(path, load_kb(self.kb_root)) if argv[0] == "usage"
+                             else compact.selection_compact(path))
+        return out
 
     def _confined_outputs(self, read_back: str | None) -> None:
         """The files select and usage write, refused when one resolves outside the root (a
@@ -95,10 +111,10 @@ class Tools:
             for name in WRITTEN:
                 self._path(str(Path(read_back).parent / name), "output")
 
-    def usage(self, spec: str, output: str | None = None) -> dict[str, Any]:
+    def usage(self, spec: str, output: str | None = None, form: str = "compact") -> dict[str, Any]:
         spec = self._path(spec, "spec")
         argv = ["usage", spec] + (["-o", self._path(output, "output")] if output else [])
-        return self._run(argv, read_back=self._written(spec, output, "KB_USAGE.json"))
+        return self._shaped(argv, self._written(spec, output, "KB_USAGE.json"), form)
 
     def _written(self, spec: str, output: str | None, name: str) -> str | None:
         if output:
@@ -162,7 +178,7 @@ def build_server(root: Path, kb_root: Path, *, time_limit: float = DEFAULT_TIME_
     server = MCPServer("opkb", instructions="opkb: route operator rules, fill and check KB_USAGE.json, audit "
                        "wrappers, compare tensors. Paths are relative to the server's root.")
     for name in ("route", "page", "select", "usage", "check_usage", "verify", "audit", "compare", "review"):
-        server.add_tool(_on_the_loop(getattr(tools, name), time_limit), name=name,
+        server.add_tool(_on_the_loop(getattr(tools, name), time_limit), name=name, annotations=_annotations(name),
                         description=_DESCRIPTIONS[name] + _limits(name, time_limit, max_request_bytes), structured_output=True)
     kb = load_kb(kb_root)
     for page in kb.pages.values():
@@ -178,14 +194,29 @@ def build_server(root: Path, kb_root: Path, *, time_limit: float = DEFAULT_TIME_
 _DESCRIPTIONS = {
     "route": "The pages for a task id or any question (English, 中文, a symptom, a pasted error), ranked.",
     "page": "One page: its front matter (routing, trigger, invariants, sources) and its body.",
-    "select": "Write KB_SELECTION.json for an operator spec (kbt select); returns the selection.",
-    "usage": "Write or merge the KB_USAGE.json skeleton for a spec (kbt usage); returns the file.",
+    "select": "Write KB_SELECTION.json for an operator spec (kbt select); returns the selected pages "
+              "(form=full: the whole file).",
+    "usage": "Write or merge the KB_USAGE.json skeleton for a spec (kbt usage); returns each open obligation as "
+             "[id, rule, fields to fill, line in the file] (form=full: the whole file).",
     "check_usage": "Check a filled KB_USAGE.json against its selection and the contract (kbt check-usage).",
     "verify": "check-usage, the wrapper audit, and the claims against the audit (kbt verify) for a folder.",
     "audit": "Audit Python files or folders: wrappers, goldens, tests, kernels (kbt audit --format json).",
     "compare": "Judge saved DUT/golden/third-party tensors by a TTK criterion (kbt compare --format json).",
     "review": "The design-review walkthrough of one operator as Markdown (kbt review).",
 }
+
+
+WRITES = ("select", "usage")  # the tools that write files (KB_SELECTION.json, KB_USAGE.json)
+
+
+def _annotations(name: str):
+    """The MCP tool hints: every tool but select and usage only reads; those two write their
+    files again the same for the same spec (idempotent) and never drop what a person wrote in
+    KB_USAGE.json (the merge keeps it, so not destructive). None reaches outside the root."""
+    from mcp.types import ToolAnnotations
+
+    return ToolAnnotations(read_only_hint=name not in WRITES, destructive_hint=False, idempotent_hint=True,
+                           open_world_hint=False)
 
 
 def _limits(name: str, seconds: float, max_request_bytes: int | None) -> str:
