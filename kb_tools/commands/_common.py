@@ -30,9 +30,13 @@ def spec_of(args):
     from kb_tools.contract.discovery import spec_for
 
     found = spec_for(args.spec, args.spec_flag, flag=f"--spec ops/<op>.yaml to kbt {args.command}")
-    if found.how != "given":
-        print(_shown(f"kbt {args.command}: spec {found.spec.path} ({found.how})"), file=sys.stderr)
-    return found.spec
+    if found.how == "given":
+        return found.spec
+    from dataclasses import replace
+    from pathlib import Path
+
+    print(_shown(f"kbt {args.command}: spec {found.spec.path} ({found.how})"), file=sys.stderr)
+    return replace(found.spec, path=Path(_shown(str(found.spec.path))))  # its findings name it as the user would
 
 
 def _shown(line: str) -> str:
