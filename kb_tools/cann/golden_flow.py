@@ -21,7 +21,8 @@ GOLDEN = Path("tests") / "assets" / "golden.py"
 MAX_BYTES = 4 << 20
 KERNEL_SUFFIXES = (".h", ".hpp", ".cpp", ".cc")
 _WIDEN = re.compile(r"Cast\s*<\s*[\w:]+\s*,\s*(float|U|PromoteT|PromteT)\b|Promo?teT\b|PromoteType\b|Cast\s*<\s*float\b")
-_ANY_CAST = re.compile(r"\bCast\s*[<(]")
+_ANY_CAST = re.compile(r"\bCast\s*[<(]|\bfloat\b")  # a Cast, or float named anywhere (SIMT code widens by assignment)
+_DOUBLE = re.compile(r"\bdouble\b|\bfloat64")
 _DT = re.compile(r"\bDT_(FLOAT16|BF16|FLOAT|DOUBLE)\b")
 _DT_NAMES = {"FLOAT16": "float16", "BF16": "bfloat16", "FLOAT": "float32", "DOUBLE": "float64"}
 
@@ -45,6 +46,7 @@ class KernelFacts:
     widening: str
     widening_at: str
     float_dtypes: frozenset[str]
+    names_double: bool = False  # a kernel that never names double computes in nothing wider than float
 
 
 def _read(path: Path) -> str | None:
@@ -54,6 +56,14 @@ def _read(path: Path) -> str | None:
         return path.read_bytes().decode("utf-8", "replace")
     except OSError:
         return None
+
+
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*|\"(?:\\.|[^\"\\\n])*\"", re.S)
+
+
+def _code_only(text: str) -> str:
+    """C++ text with comments and string literals blanked, line numbers kept."""
+    return _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
 
 
 def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
@@ -70,19 +80,22 @@ def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
         dtypes |= {_DT_NAMES[m] for m in _DT.findall(_read(path) or "")}
     kernel = folder / "op_kernel"
     files = sorted(p for p in kernel.rglob("*") if p.suffix in KERNEL_SUFFIXES) if kernel.is_dir() else []
-    any_cast = ""
-    for path in files[:400]:
-        text = _read(path) or ""
+    any_cast = widen = ""
+    texts = [(path, _code_only(_read(path) or "")) for path in files[:400]]
+    double = any(_DOUBLE.search(text) for _, text in texts)
+    for path, text in texts:
         for number, line in enumerate(text.splitlines(), 1):
-            if _WIDEN.search(line):
-                return KernelFacts("float32", f"{at(path)}:{number}", frozenset(dtypes))
+            if not widen and _WIDEN.search(line):
+                widen = f"{at(path)}:{number}"
             if not any_cast and _ANY_CAST.search(line):
                 any_cast = f"{at(path)}:{number}"
+    if widen:
+        return KernelFacts("float32", widen, frozenset(dtypes), double)
     if not files:
-        return KernelFacts("unknown", f"{at(kernel)}: no kernel source", frozenset(dtypes))
+        return KernelFacts("unknown", f"{at(kernel)}: no kernel source", frozenset(dtypes), True)
     if any_cast:
-        return KernelFacts("unknown", any_cast, frozenset(dtypes))
-    return KernelFacts("none", f"{at(kernel)}: no Cast in {len(files)} files", frozenset(dtypes))
+        return KernelFacts("unknown", any_cast, frozenset(dtypes), double)
+    return KernelFacts("none", f"{at(kernel)}: no Cast in {len(files)} files", frozenset(dtypes), double)
 
 
 def _criterion(entry: Entry, rel: str) -> str:
@@ -120,7 +133,8 @@ def _judge_golden(mod, entry, rel, kernel, out):
             continue
         wider = _wider_than_kernel(target, kernel)
         if wider:
-            severity = "warning" if kernel.widening == "unknown" else "error"
+            certain = kernel.widening != "unknown" or (target == "float64" and not kernel.names_double)
+            severity = "error" if certain else "warning"
             out.append(GoldenFinding(rel, line, "GD108", severity,
                                      f"{entry.key}: the two-party golden computes in {target} in {func.name}(), wider than the kernel's widening "
                                      f"({kernel.widening}, {kernel.widening_at}); {where}",

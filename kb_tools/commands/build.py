@@ -3,7 +3,9 @@ HELP = "the main job: KB_SELECTION.json and KB_USAGE.json for every operator in 
 
 
 def configure(parser):
-    parser.add_argument("ops", nargs="?", default="ops", help="catalog directory of <op>.yaml specs (default: ops)")
+    parser.add_argument("ops", nargs="?", default="ops",
+                        help="catalog directory of <op>.yaml specs (default: ops), or a CANN operator repository "
+                             "(or any folder of it): then one golden report in JSON, Markdown and HTML")
     parser.add_argument("-o", "--output", default="build", metavar="DIR", help="output directory (default: build)")
 
 
@@ -17,6 +19,10 @@ def run(args):
     from kb_tools.contract.specs import spec_files
 
     ops = Path(args.ops)
+    from kb_tools.cann.report import is_cann_repository
+
+    if is_cann_repository(ops):  # a CANN operator repository: one golden report, not a catalog build
+        return _cann_report(ops, Path(args.output))
     if not ops.is_dir():
         fail(ops, None, "BU001", "catalog directory does not exist", EXIT_USAGE)
     if not spec_files(ops):  # a build that builds nothing checks nothing
@@ -26,3 +32,23 @@ def run(args):
     print(format_table(rows))
     print(f"kbt build: {len(rows)} operators written to {args.output}/" + (f", {len(diags)} findings" if diags else ""))
     return report(diags)
+
+
+def _cann_report(root, output):
+    """``kbt build REPO`` on a CANN repository: the report (kb_tools.cann.report), worst first."""
+    from kb_tools.cann.report import build_report, write_report
+    from kb_tools.diagnostics import EXIT_FINDINGS, EXIT_OK
+
+    report = build_report(root)
+    write_report(report, output)
+    rows = report["operators"]
+    for row in rows[:10]:
+        if row["errors"] or row["warnings"]:
+            print(f"{row['folder']}: {row['errors']} errors, {row['warnings']} warnings")
+    errors = sum(r["errors"] for r in rows)
+    unreadable = [r["unreadable"] for r in rows if r["unreadable"]]
+    for line in unreadable:
+        print(line)
+    print(f"kbt build: {len(rows)} CANN operators, {errors} golden errors, "
+          f"{sum(r['warnings'] for r in rows)} warnings; report in {output}/cann-report.{{json,md,html}}")
+    return EXIT_FINDINGS if errors or unreadable else EXIT_OK
