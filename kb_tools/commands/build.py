@@ -42,9 +42,9 @@ def _cann_report(root, output):
     report = build_report(root)
     write_report(report, output)
     rows = report["operators"]
-    for row in rows[:10]:
-        if row["errors"] or row["warnings"]:
-            print(f"{row['folder']}: {row['errors']} errors, {row['warnings']} warnings")
+    for row in rows[:10]:  # the worst ten, each finding on its own path:line line
+        for f in row["findings"]:
+            print(f"{f['path']}:{f['line']}: {f['code']} {f['severity']}: {f['message']}. Fix: {f['fix']}")
     errors = sum(r["errors"] for r in rows)
     unreadable = [r["unreadable"] for r in rows if r["unreadable"]]
     for line in unreadable:
