@@ -29,7 +29,7 @@ from kb_tools.outputs.review import render_review, review_inputs
 CONF = '''\
 project = "opkb"
 author = "opkb"
-extensions = ["myst_nb", "kb_tools.outputs.site_search"]
+extensions = ["myst_nb", "kb_tools.outputs.site_search", "kb_tools.outputs.site_safety"]
 nb_execution_mode = "off"
 nb_render_markdown_format = "myst"  # a notebook's Markdown output (rules_shown): tables, page links resolved
 myst_enable_extensions = ["colon_fence"]
