@@ -135,3 +135,67 @@ def test_a_deviation_without_justification_names_its_invariant(tmp_path, kbt):
     line = next(line for line in r.err.splitlines() if "US030" in line)
     assert f"{record['reference']} {record['invariant_id']}" in line and "needs a justification" in line
     assert "invariants.0" not in line
+
+
+# --- the v3 template's spelling (issue 38 item 5) -------------------------------------------
+
+def _v3_record(record: dict) -> dict:
+    """One record as the public v3 template has a coder write it: no invariant_id, the
+    req_id and the anchors json.dumps-quoted, a justification only where one is required."""
+    page = KB.by_path(record["reference"])
+    field = "required_constraints"
+    text = upstream.encode(field, page, record["invariant_id"], record["invariant"], quoted=True)
+    out = {"reference": record["reference"], "invariant": text, "implementation": dict(record["implementation"])}
+    if record["implementation"]["status"] != "implemented":
+        out["justification"] = record["justification"]
+    return out
+
+
+def _v3_usage(folder):
+    """The softmax example's claims rewritten in the v3 template's encoding, with records only
+    for the binding obligations (a not_applicable one left out where its page has another)."""
+    doc = json.loads((REPO / "examples" / "softmax" / "KB_USAGE.json").read_text())
+    binding = {r["reference"] for r in doc["invariants"] if r["implementation"]["status"] != "not_applicable"}
+    kept = [r for r in doc["invariants"]
+            if r["implementation"]["status"] != "not_applicable" or r["reference"] not in binding]
+    v3 = {"schema_version": 3, "op": doc["op"], "class_id": doc["class_id"], "invariants": [_v3_record(r) for r in kept]}
+    folder.mkdir(parents=True)
+    shutil.copy(REPO / "examples" / "softmax" / "KB_SELECTION.json", folder / "KB_SELECTION.json")
+    (folder / "KB_USAGE.json").write_text(json.dumps(v3, indent=2, ensure_ascii=False) + "\n")
+    return v3, len(doc["invariants"]) - len(kept)
+
+
+def test_the_quoted_spelling_reads_a_bracket_or_bar_inside_an_anchor():
+    page = _page()
+    inv = page.invariants[0]
+    text = f'[optional_patterns:"{page.id}/{inv.id}" | ["a ] b", "c | d"]] {inv.text}'
+    assert upstream.decode(text) == upstream.Encoded("optional_patterns", page.id, inv.id, "a ] b, c | d", inv.text)
+    assert upstream.decode(f'[optional_patterns:"{page.id}/{inv.id}" | [1]] x') is None  # anchors are strings
+    assert upstream.decode(f'[optional_patterns:"{page.id}/{inv.id}" | ["a"' + "] x") is None  # unclosed list
+
+
+def test_a_file_in_the_v3_template_encoding_round_trips(kbt, tmp_path):
+    folder = tmp_path / "softmax"
+    v3, dropped = _v3_usage(folder)
+    assert dropped and all("invariant_id" not in r for r in v3["invariants"])
+    root = REPO / "examples" / "softmax"
+    first = kbt("check-usage", folder, "--root", root, root=REPO)
+    assert first.code == 0 and "PASS" in first.out, first.err
+    written = kbt("usage", REPO / "ops" / "softmax.yaml", "-o", folder, root=REPO)
+    assert written.code == 0, written.err
+    again = json.loads((folder / "KB_USAGE.json").read_text())
+    assert len(again["invariants"]) == len(v3["invariants"])  # only the binding obligations, as read
+    assert [r["invariant"] for r in again["invariants"]] == [r["invariant"] for r in v3["invariants"]]
+    assert [r["implementation"] for r in again["invariants"]] == [r["implementation"] for r in v3["invariants"]]
+    second = kbt("check-usage", folder, "--root", root, root=REPO)
+    assert second.code == 0 and "PASS" in second.out, second.err
+
+
+def test_usage_writes_the_v3_spelling_on_request(kbt, tmp_path):
+    result = kbt("usage", REPO / "ops" / "softmax.yaml", "-o", tmp_path / "out", "--invariant-format", "upstream-v3", root=REPO)
+    assert result.code == 0, result.err
+    doc = json.loads((tmp_path / "out" / "KB_USAGE.json").read_text())
+    for record in doc["invariants"]:
+        decoded = upstream.decode(record["invariant"])
+        assert decoded is not None and record["invariant"].split(":", 1)[1].startswith(f'"{decoded.page_id}/{decoded.invariant_id}" | [')
+    assert upstream.spelling((tmp_path / "out" / "KB_USAGE.json").read_bytes()) == "upstream-v3"

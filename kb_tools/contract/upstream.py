@@ -16,6 +16,7 @@ Its verifier names failures by category; ``category`` maps each of our codes to 
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -39,17 +40,67 @@ def anchors_of(page) -> str:
     return ", ".join(f"{s.get('seed', '?')[:3]} §{s.get('section', '?')}" for s in page.sources) or "opkb"
 
 
-def encode(field: str, page, invariant_id: str, text: str) -> str:
+def encode(field: str, page, invariant_id: str, text: str, *, quoted: bool = False) -> str:
+    """The encoded string; ``quoted`` spells it as the public template's v3 text does, the
+    req_id and the anchors each written by ``json.dumps`` (a string and a list of strings)."""
+    if quoted:
+        anchors = [a for a in anchors_of(page).split(", ") if a]
+        req = json.dumps(f"{page.id}/{invariant_id}", ensure_ascii=False)
+        return f"[{field}:{req} | {json.dumps(anchors, ensure_ascii=False)}] {text}"
     return f"[{field}:{page.id}/{invariant_id} | {anchors_of(page)}] {text}"
 
 
 def decode(value) -> Encoded | None:
-    """The parts of an encoded invariant string; None for a plain one."""
-    m = _ENCODED.match(value) if isinstance(value, str) else None
-    if m is None or m["field"] not in FIELDS or "/" not in m["req"]:
+    """The parts of an encoded invariant string, plain or quoted (``_decode_quoted``); None
+    for a plain invariant."""
+    if not isinstance(value, str):
+        return None
+    m = _ENCODED.match(value)
+    if m is None or m["req"].startswith('"'):
+        return _decode_quoted(value)
+    if m["field"] not in FIELDS or "/" not in m["req"]:
         return None
     page_id, _, invariant_id = m["req"].partition("/")
     return Encoded(m["field"], page_id, invariant_id, m["anchors"], m["text"])
+
+
+_JSON = json.JSONDecoder()
+_QUOTED_HEAD = re.compile(r"^\[(?P<field>[a-z_]+):(?=\")")
+
+
+def _decode_quoted(value: str) -> Encoded | None:
+    """``[<field>:"<page-id>/<invariant-id>" | ["<anchor>", ...]] <text>``: the template's
+    json.dumps spelling, read with a JSON decoder so that a ``]`` or ``|`` inside an anchor
+    is the anchor's. The anchors come back joined by ", ", as the plain spelling holds them."""
+    head = _QUOTED_HEAD.match(value)
+    if head is None or head["field"] not in FIELDS:
+        return None
+    try:
+        req, at = _JSON.raw_decode(value, head.end())
+        bar = re.compile(r"\s*\|\s*").match(value, at)
+        if bar is None:
+            return None
+        anchors, at = _JSON.raw_decode(value, bar.end())
+    except ValueError:
+        return None
+    close = re.compile(r"\s*\]\s+(?=\S)", re.S).match(value, at)
+    if close is None or not isinstance(req, str) or "/" not in req:
+        return None
+    if isinstance(anchors, str):
+        anchors = [anchors]
+    if not isinstance(anchors, list) or not all(isinstance(a, str) for a in anchors):
+        return None
+    page_id, _, invariant_id = req.partition("/")
+    return Encoded(head["field"], page_id, invariant_id, ", ".join(anchors), value[close.end():])
+
+
+def spelling(data: bytes) -> str:
+    """How a usage file's bytes spell its encoded invariants: ``upstream-v3`` (quoted),
+    ``upstream`` (plain) or ``opkb`` (none); a look at the bytes, as ``holds_encoding``."""
+    if not holds_encoding(data):
+        return "opkb"
+    fields = "|".join(FIELDS).encode()
+    return "upstream-v3" if re.search(rb'"invariant"\s*:\s*"\[(?:' + fields + rb'):\\"', data) else "upstream"
 
 
 def holds_encoding(data: bytes) -> bool:
@@ -118,9 +169,10 @@ def _line(record, key):
     return line_of(key) if line_of else None
 
 
-def encoded_usage(doc: dict, kb, selection_fields: dict[str, str]) -> dict:
+def encoded_usage(doc: dict, kb, selection_fields: dict[str, str], *, quoted: bool = False) -> dict:
     """``doc`` with every record's invariant in the upstream encoding (``selection_fields``:
-    reference path -> the selection list holding it); records are otherwise unchanged."""
+    reference path -> the selection list holding it; ``quoted``: the v3 json.dumps spelling);
+    records are otherwise unchanged."""
     out = dict(doc)
     records = []
     for record in doc.get("invariants", []):
@@ -129,10 +181,28 @@ def encoded_usage(doc: dict, kb, selection_fields: dict[str, str]) -> dict:
         text = record.get("invariant")
         if page is not None and isinstance(record.get("invariant_id"), str) and isinstance(text, str) and decode(text) is None:
             field = selection_fields.get(page.rel_path, "required_constraints")
-            record["invariant"] = encode(field, page, record["invariant_id"], text)
+            record["invariant"] = encode(field, page, record["invariant_id"], text, quoted=quoted)
         records.append(record)
     out["invariants"] = records
     return out
+
+
+def active_only(doc: dict) -> dict:
+    """``doc`` as the v3 template keeps it: records only for the obligations that bind. A
+    blank record (nothing written in it) is dropped where its reference already has a
+    written one; a reference with none keeps all of its records, which a coder still fills."""
+    records = [r for r in doc.get("invariants", []) if isinstance(r, dict)]
+    written = {r.get("reference") for r in records if not _blank(r)}
+    out = dict(doc)
+    out["invariants"] = [r for r in doc.get("invariants", [])
+                         if not (isinstance(r, dict) and _blank(r) and r.get("reference") in written)]
+    return out
+
+
+def _blank(record: dict) -> bool:
+    impl = record.get("implementation")
+    return isinstance(impl, dict) and not any(impl.get(k) for k in ("file", "symbol", "status")) \
+        and not record.get("justification")
 
 
 # The upstream verifier's failure categories, by the first letters of our codes.
