@@ -79,3 +79,17 @@ def test_a_fifo_golden_is_refused_without_blocking(tmp_path):
     os.mkfifo(op / GOLDEN)
     findings, error = judge_golden(op / GOLDEN, "math/fifo_op/tests/assets/golden.py")
     assert findings == [] and error.startswith("math/fifo_op/tests/assets/golden.py:1: cannot read")
+
+
+def test_hostile_goldens_are_one_line_each(tmp_path):
+    op = tmp_path / "math" / "hostile"
+    (op / "tests" / "assets").mkdir(parents=True)
+    golden = op / GOLDEN
+    golden.write_text("def golden(x):\n    return " + "+".join(["x"] * 60000) + "\n")
+    findings, error = judge_golden(golden, "hostile/golden.py")
+    assert findings == [] and error.startswith("hostile/golden.py:")
+    source = "# 中文注释\n__golden__ = {'kernel': {'hostile': 'g'}}\ndef g(x):\n    return x.astype('float64')\n"
+    for data in (source.encode("gbk"), "\ufeff".encode() + source.encode()):  # GBK text, a UTF-8 BOM
+        golden.write_bytes(data)
+        findings, error = judge_golden(golden, "hostile/golden.py")
+        assert error is None and [(f.line, f.code) for f in findings] == [(4, "GD108")]  # no kernel: unknown, no double

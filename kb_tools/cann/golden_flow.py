@@ -188,13 +188,20 @@ def judge_golden(golden: Path, rel: str | None = None) -> tuple[list[GoldenFindi
     except (ValueError, RecursionError) as exc:
         return [], f"{rel}:1: the golden does not parse: {exc}"
     mod = GoldenModule(tree)
-    kernel = kernel_facts(golden.parents[2], str(Path(rel).parents[2]))
+    suffix = GOLDEN.as_posix()
+    in_layout = golden.as_posix().endswith(suffix)
+    folder = golden.parents[2] if in_layout else golden.parent
+    shown = rel[: -len(suffix)].rstrip("/") or "." if rel.endswith(suffix) else str(folder)
+    kernel = kernel_facts(folder, shown)
     out: list[GoldenFinding] = []
-    for entry in entries(mod):
-        if entry.role == "golden":
-            _judge_golden(mod, entry, rel, kernel, out)
-        elif entry.mode == "three_party":
-            _judge_leg(mod, entry, rel, out)
+    try:
+        for entry in entries(mod):
+            if entry.role == "golden":
+                _judge_golden(mod, entry, rel, kernel, out)
+            elif entry.mode == "three_party":
+                _judge_leg(mod, entry, rel, out)
+    except RecursionError:
+        return [], f"{rel}:1: the golden nests expressions too deeply to judge"
     unique = {(f.line, f.code): f for f in out}
     return sorted(unique.values(), key=lambda f: (f.line, f.code)), None
 
