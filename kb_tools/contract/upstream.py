@@ -208,6 +208,7 @@ def _blank(record: dict) -> bool:
 # The upstream verifier's failure categories, by the first letters of our codes.
 CATEGORIES = (
     (("SE", "US040", "US041", "US001"), "kb_selection_invalid"),
+    (("VF011",), "kb_usage_invalid"),  # a claim its golden, test or kernel breaks
     (("WB", "VF"), "wrapper_boundary_violation"),
     (("US",), "kb_usage_invalid"),
 )

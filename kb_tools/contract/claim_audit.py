@@ -1,0 +1,127 @@
+"""Each claim's evidence audited by the rule it names (issue 38 item 1, issue 41 item 2).
+
+A KB_USAGE record that says ``implemented`` for a static invariant points at a file: the
+golden for a GD rule, the test for a TS rule, the kernel for a KN rule, the wrapper for a WB
+rule. ``kbt verify`` audits that file with the rule family of the claim (as well as the
+roles the file shows by itself), reports every finding in it with its line, and fails the
+claim (VF011) when its own rule is among them. The delivered wrapper is audited by
+``kb_tools.audit.verify`` already and is skipped here."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from kb_tools.diagnostics import Diagnostic, KbError, KbErrors
+
+# The roles whose rule family holds a code, by the code's first letters (kb_tools/audit/roles.py names).
+ROLES_OF_FAMILY = {"GD": ("golden", "third_party"), "TS": ("test",), "KN": ("impl",), "WB": ("impl",)}
+MAX_SPEC_LEVELS = 8
+
+
+def verify_claims(folder: Path, kb, source_root: Path, wrapper: str | None) -> list[Diagnostic]:
+    """``claim_findings`` for the KB_USAGE.json in ``folder``, with the spec found beside it;
+    nothing when the usage file or its selection cannot be read (check-usage says why)."""
+    from kb_tools.contract.selection import SELECTION_FILENAME
+    from kb_tools.contract.usage_shape import load_usage
+    from kb_tools.files.jsonio import load_json
+
+    usage_path = Path(folder) / "KB_USAGE.json"
+    try:
+        doc = load_usage(usage_path)
+        sel = load_json(Path(folder) / SELECTION_FILENAME, code_prefix="SE")
+    except (KbError, KbErrors):
+        return []
+    records = [r for r in doc.get("invariants", []) if isinstance(r, dict)] if isinstance(doc.get("invariants"), list) else []
+    op = sel.get("op") if isinstance(sel, dict) else None
+    wrapper_path = Path(source_root) / wrapper if isinstance(wrapper, str) and wrapper else None
+    return claim_findings(records, kb, usage_path, source_root, wrapper_path, spec_beside(op, folder, source_root))
+
+
+def claim_findings(records, kb, usage_path: Path, source_root: Path, wrapper_path: Path | None,
+                   spec=None) -> list[Diagnostic]:
+    """Every finding in the Python files the records name (the wrapper excepted), and a VF011
+    for each ``implemented`` static claim whose own rule its file breaks."""
+    wanted: dict[str, set[str]] = {}
+    claims = []
+    for record in records:
+        impl = record.get("implementation") if isinstance(record.get("implementation"), dict) else {}
+        name = impl.get("file")
+        if not isinstance(name, str) or not name.endswith(".py"):
+            continue
+        roles = wanted.setdefault(name, set())
+        page = kb.by_path(record.get("reference")) if isinstance(record.get("reference"), str) else None
+        inv = next((x for x in page.invariants if x.id == record.get("invariant_id")), None) if page else None
+        if inv is not None and inv.check == "static" and inv.rule and impl.get("status") == "implemented":
+            roles.update(ROLES_OF_FAMILY.get(inv.rule[:2], ()))
+            claims.append((record, inv, name))
+    skip = os.path.realpath(wrapper_path) if wrapper_path is not None else None
+    found: dict[str, list] = {}
+    diags: list[Diagnostic] = []
+    for name, roles in wanted.items():
+        path = _under(source_root, name)
+        if path is None or os.path.realpath(path) == skip:
+            continue  # outside the root or missing is check-usage's US045; the wrapper is audited already
+        found[name] = _audit(path, frozenset(roles), spec)
+        diags += [Diagnostic(f.path, f.line, f.code, f"{f.message} [col {f.col}, claimed evidence]") for f in found[name]]
+    for record, inv, name in claims:
+        hits = [f for f in found.get(name, ()) if f.code == inv.rule]
+        if hits:
+            more = f" (and {len(hits) - 1} more)" if len(hits) > 1 else ""
+            diags.append(Diagnostic(str(usage_path), record.line, "VF011",
+                                    f"{record.get('reference')} {inv.id}: claims implemented in {name}, but {name}:{hits[0].line} "
+                                    f"breaks {inv.rule} ({hits[0].message}){more}; fix the code, the claim cannot waive it"))
+    return diags
+
+
+def _under(root: Path, name: str) -> Path | None:
+    """``root/name`` when it is a regular file inside the root (links resolved), else None."""
+    base = os.path.realpath(root)
+    target = os.path.realpath(os.path.join(base, name))
+    if os.path.commonpath([base, target]) != base or not os.path.isfile(target):
+        return None
+    return Path(root) / name
+
+
+def _audit(path: Path, claimed: frozenset[str], spec) -> list:
+    """The findings of the file under the roles it shows and the roles its claims give it. A
+    ``# kbt: ignore[CODE]`` on a golden's or a test's line stands here (a test that compares
+    bit for bit on purpose says so); only the wrapper boundary admits no exception, and the
+    wrapper is audited by verify itself."""
+    from kb_tools.audit import audit_path
+    from kb_tools.audit.families import FamilyOptions
+
+    try:
+        result = audit_path(path, families=FamilyOptions(spec=spec))
+        findings = list(result.findings)
+        missing = claimed - (result.roles or frozenset())
+        if missing:
+            again = audit_path(path, families=FamilyOptions(roles=(result.roles or frozenset()) | claimed, spec=spec))
+            findings += [f for f in again.findings if f not in findings]
+    except (KbError, KbErrors):
+        return []  # an unreadable file is reported by check-usage
+    return findings
+
+
+def spec_beside(op, folder: Path, source_root: Path):
+    """The spec ``ops/<op>.yaml`` in the usage folder or a parent, or under the source root;
+    None when there is none (the audit then looks for one by the file's name)."""
+    from kb_tools.contract.specs import load_spec
+
+    if not isinstance(op, str) or not op or "/" in op:
+        return None
+    places = [Path(source_root).resolve()]
+    here = Path(folder).resolve()
+    for _ in range(MAX_SPEC_LEVELS):
+        places.insert(len(places) - 1, here)
+        if here.parent == here:
+            break
+        here = here.parent
+    for place in places:
+        candidate = place / "ops" / f"{op}.yaml"
+        if candidate.is_file():
+            try:
+                return load_spec(candidate)
+            except (KbError, KbErrors):
+                return None
+    return None

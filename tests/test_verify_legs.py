@@ -1,0 +1,74 @@
+"""kbt verify audits every claim's evidence by the rule the claim names, and names every
+mistake in wrapper, golden, test and kernel (issue 38 item 1, issue 41 item 2): a newcomer's
+three classic mistakes, in a folder not named after the operator, are all reported."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from conftest import REPO
+
+
+@pytest.fixture
+def newcomer(tmp_path):
+    """The softmax example under a folder of another name, its spec beside it in ops/."""
+    root = tmp_path / "my_norm_work"
+    shutil.copytree(REPO / "examples" / "softmax", root, ignore=shutil.ignore_patterns("__pycache__", "tensors"))
+    (root / "ops" / "softmax.yaml").write_bytes((REPO / "ops" / "softmax.yaml").read_bytes())
+    return root
+
+
+def _plant(path, old, new):
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    return new.strip().splitlines()
+
+
+def _line_of(path, needle):
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+
+
+def _lines(result, code):
+    return [line for line in result.err.splitlines() if f" {code} " in line]
+
+
+def test_the_three_classic_mistakes_are_all_named(kbt, newcomer):
+    wrapper = newcomer / "ops" / "wrappers" / "softmax_wrapper.py"
+    allocation = "    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)\n"
+    _plant(wrapper, allocation, "    x = x.float()\n    x = x.contiguous()\n" + allocation)
+    golden = newcomer / "legs" / "golden.py"
+    _plant(golden, "    return torch.softmax(x, dim=dim)", "    return torch.softmax(x, dim=dim).to(torch.float16)")
+    result = kbt("verify", newcomer, "--root", newcomer, root=REPO)
+    assert result.code == 1 and "FAIL" in result.out
+    cast, contiguous = _line_of(wrapper, "x = x.float()"), _line_of(wrapper, "x = x.contiguous()")
+    back = _line_of(golden, "torch.float16")
+    assert any(f"softmax_wrapper.py:{cast}:" in line for line in _lines(result, "WB101")), result.err
+    assert any(f"softmax_wrapper.py:{contiguous}:" in line for line in _lines(result, "WB102")), result.err
+    assert any(f"golden.py:{back}:" in line for line in _lines(result, "GD102")), result.err
+    (claim,) = [line for line in _lines(result, "VF011") if "golden-promote.md" in line and "no-float-cast-in-source" in line]
+    assert f"legs/golden.py:{back}" in claim and "GD102" in claim
+
+
+def test_an_implemented_claim_on_a_broken_test_fails(kbt, newcomer):
+    test = newcomer / "test_softmax.py"
+    text = test.read_text()
+    assert "# kbt: ignore[TS106]" in text
+    test.write_text(text.replace("  # kbt: ignore[TS106]", ""))  # the exact comparison, no longer declared on purpose
+    usage = newcomer / "KB_USAGE.json"
+    result = kbt("verify", newcomer, "--root", newcomer, root=REPO)
+    assert result.code == 1
+    line = _line_of(test, "assert torch.equal(run(x), torch.softmax(x.float(), -1).to(torch.bfloat16))")
+    assert any(f"test_softmax.py:{line}:" in entry for entry in _lines(result, "TS106")), result.err
+    (claim,) = [entry for entry in _lines(result, "VF011") if "floats-not-compared-exactly" in entry]
+    record = next(r for r in json.loads(usage.read_text())["invariants"] if r["invariant_id"] == "floats-not-compared-exactly")
+    assert record["implementation"]["file"] == "test_softmax.py" and f"test_softmax.py:{line}" in claim
+
+
+def test_a_claim_on_a_clean_leg_passes(kbt, newcomer):
+    result = kbt("verify", newcomer, "--root", newcomer, root=REPO)
+    assert result.code == 0 and "PASS" in result.out, result.err
+    assert not _lines(result, "VF011")
