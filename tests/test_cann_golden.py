@@ -93,3 +93,22 @@ def test_hostile_goldens_are_one_line_each(tmp_path):
         golden.write_bytes(data)
         findings, error = judge_golden(golden, "hostile/golden.py")
         assert error is None and [(f.line, f.code) for f in findings] == [(4, "GD108")]  # no kernel: unknown, no double
+
+
+def test_a_testspec_found_by_ttk_naming_convention_shadows_the_legacy_golden(tmp_path):
+    op = tmp_path / "math" / "conv_op"
+    shutil.copytree(ROOT / "math" / "mean_two_good" / "op_kernel", op / "op_kernel")
+    (op / "op_host").mkdir()
+    (op / "tests" / "assets").mkdir(parents=True)
+    (op / GOLDEN).write_text(
+        "import numpy as np\n"
+        "__golden__ = {'kernel': {'conv_op': 'legacy'}}\n"
+        "def legacy(x, **kwargs):\n"
+        "    return x.astype(np.float64)\n"  # unreached: ConvOpTestSpec is found first
+        "class ConvOpTestSpec:\n"
+        "    @staticmethod\n"
+        "    def golden(x, **kwargs):\n"
+        "        return [x.astype(np.float32)]\n"
+        "    tolerance = {'float16': {'standard': 'cross_check'}}\n")
+    findings, error = judge_golden(op / GOLDEN, "math/conv_op/tests/assets/golden.py")
+    assert error is None and [(f.line, f.code) for f in findings] == [(8, "GD107")]

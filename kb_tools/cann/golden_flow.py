@@ -195,7 +195,7 @@ def judge_golden(golden: Path, rel: str | None = None) -> tuple[list[GoldenFindi
     kernel = kernel_facts(folder, shown)
     out: list[GoldenFinding] = []
     try:
-        for entry in entries(mod):
+        for entry in entries(mod, folder.name):
             if entry.role == "golden":
                 _judge_golden(mod, entry, rel, kernel, out)
             elif entry.mode == "three_party":

@@ -105,11 +105,25 @@ def _callables(mod: GoldenModule, name: str) -> list[ast.FunctionDef]:
     return [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name in ("__call__", "__init__", "forward")]
 
 
-def entries(mod: GoldenModule) -> list[Entry]:
-    """Every golden and third-party entry TTK would reach, in file order."""
+def convention_class(key: str) -> str:
+    """TTK's fallback class name for an operator key no ``__spec__`` names: ``softmax_v2`` ->
+    ``SoftmaxV2TestSpec`` (hicann/ops-test-kit ``ttk/test_spec/loader.py``)."""
+    return "".join(part.capitalize() for part in key.split("_")) + "TestSpec"
+
+
+def entries(mod: GoldenModule, op: str = "") -> list[Entry]:
+    """Every golden and third-party entry TTK would reach, in file order; ``op`` (the folder's
+    name) and each legacy key also find a TestSpec class by TTK's naming convention."""
     found: list[Entry] = []
     spec_keys = set()
-    for key, value, line in _str_items(mod.consts.get("__spec__")):
+    registered = list(_str_items(mod.consts.get("__spec__")))
+    legacy_keys = [k for _, table, _ in _str_items(mod.consts.get("__golden__")) for k, _, _ in _str_items(mod.resolve(table))]
+    named = {k for k, _, _ in registered}
+    for key in dict.fromkeys([op, *legacy_keys]):
+        cls = mod.classes.get(convention_class(key)) if key and key not in named else None
+        if cls is not None:
+            registered.append((key, ast.Constant(cls.name), cls.lineno))
+    for key, value, line in registered:
         spec_keys.add(key)
         cls = mod.classes.get(_named(mod, value))
         if cls is None:

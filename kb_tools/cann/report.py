@@ -46,7 +46,7 @@ def _operator_row(root: Path, golden: Path) -> dict:
     }
     if error is None:
         mod = GoldenModule(ast.parse(golden.read_bytes().decode("utf-8", "replace").lstrip("\ufeff")))
-        for entry in entries(mod):
+        for entry in entries(mod, folder.name):
             row["entries"].append({"role": entry.role, "key": entry.key, "mode": entry.mode,
                                    "criteria": {d: s for d, (s, _) in entry.criteria.items()},
                                    "at": f"{rel_golden}:{entry.line}"})
