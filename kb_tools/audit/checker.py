@@ -5,8 +5,11 @@ that tracks two things along every path.
   ``is None`` checks, unpacked element by element from a helper's returned tuple. Only a
   tensor is flagged, so ``x.shape[0]`` is metadata while ``x[0]`` slices a tensor.
 * How many kernel launches each path has made (0, 1, or 2 for "two or more"): a second
-  launch on one path is WB109, a launch in a loop WB110, a path that returns normally
-  without a launch WB109. Paths that raise are validation and end there.
+  launch on one path, a launch in a loop and a path that returns normally without a
+  launch are reported (``launches``). Paths that raise are validation and end there.
+
+The walk reports nothing itself: each host operation it meets goes to the rule modules of
+``kb_tools.audit.rules``, which decide whether and under which code it is reported.
 
 Findings in a helper sit at the helper's own lines.
 """
@@ -38,6 +41,14 @@ from kb_tools.audit.kinds import (
 from kb_tools.audit.launches import LaunchCounting
 from kb_tools.audit.module import FUNCTION_DEFS, launch_target
 from kb_tools.audit.names import bind_import, qualname, record_import
+from kb_tools.audit.rules import (
+    wb102_host_layout_change as wb102,
+    wb103_host_reshape_or_slice as wb103,
+    wb104_host_allocation as wb104,
+    wb106_host_data_read as wb106,
+    wb107_host_tensor_arithmetic as wb107,
+    wb109_launch_count as wb109,
+)
 
 MAX_HELPER_DEPTH = 8
 # Helpers walked per wrapper: a wrapper calls a few; a file built to make the walk
@@ -97,8 +108,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         self.returns = frame.returns + ([P] if self.counts else [])
         self.frames.append(frame)  # findings below are the wrapper's own
         if frame.launches and 0 in self.counts:
-            self.emit((wrapper.lineno, wrapper.col_offset), "WB109",
-                      f"a path through `{wrapper.name}` reaches its end without launching the kernel")
+            self.emit((wrapper.lineno, wrapper.col_offset), *wb109.end_without_launch(wrapper.name))
         self.scratch(frame)
         self.frames.pop()
 
@@ -108,9 +118,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         for name, pos in ((n, p) for n, places in frame.empties.items() for p in places):
             if name not in outputs(frame):
                 name = name.split("@")[0]  # a buffer retired from its name (``retire``) by its name
-                self.emit(pos, "WB104", f"torch.empty for `{name}`, which `{frame.fn.name}` never returns: a scratch "
-                          "buffer, not a declared output; allocate it in the kernel's workspace or declare it",
-                          "scratch-empty")
+                self.emit(pos, *wb104.scratch(name, frame.fn.name))
 
     def enter(self, fn, given: dict | None, called_at=None) -> dict:
         launchers = self.module.launchers
@@ -176,7 +184,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         elif isinstance(s, ast.AugAssign):
             kinds = (self.expr(s.target), self.expr(s.value))
             if any(is_tensor(k) for k in kinds):
-                self.emit((s.lineno, s.col_offset), "WB107", f"tensor arithmetic on the host ({type(s.op).__name__} in place)")
+                self.emit((s.lineno, s.col_offset), *wb107.operator(type(s.op).__name__, in_place=True))
         elif isinstance(s, ast.Expr):
             self.expr(s.value)
             value = s.value
@@ -241,9 +249,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         for node in self.module.index.walk(fn):
             if isinstance(node, ast.Call) and torch_name(qualname(node.func, self.aliases)) == "empty":
                 pos = method_pos(node.func) if isinstance(node.func, ast.Attribute) else (node.lineno, node.col_offset)
-                self.emit(pos, "WB104", f"torch.empty in `{fn.name}`, which the wrapper hands on and never calls: a "
-                          "scratch buffer, not a declared output; allocate it in the kernel's workspace or declare it",
-                          "scratch-empty")
+                self.emit(pos, *wb104.handed_on(fn.name))
 
     def track_outputs(self, s: ast.Assign) -> None:
         """Which names of the function walked hold a ``torch.empty`` and which hand on a buffer's
@@ -296,7 +302,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         body_env, body_counts = self.env, self.counts
         live = [env0] + ([body_env] if body_counts else [])
         self.env = merge_envs(live)
-        # A launch in the loop is WB110 already; its paths are not also "no launch".
+        # A launch in the loop is reported already; its paths are not also "no launch".
         self.counts = body_counts if launched else counts0 | body_counts
         self.block(s.orelse)
 
@@ -345,7 +351,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
     def e_JoinedStr(self, e):
         for v in e.values:
             if isinstance(v, ast.FormattedValue) and is_tensor(self.expr(v.value)):
-                self.emit((v.value.lineno, v.value.col_offset), "WB106", "formats a tensor's data into a string on the host")
+                self.emit((v.value.lineno, v.value.col_offset), *wb106.formatted())
         return S
 
     def e_Name(self, e):
@@ -358,13 +364,11 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         if e.attr in tb.META_ATTRS:
             return P
         if base == T:
-            if e.attr in tb.LAYOUT_ATTRS:
-                self.emit(method_pos(e), "WB102", f"layout change .{e.attr} on the host")
-                return T
-            if e.attr in tb.VIEW_ATTRS:
-                self.emit(method_pos(e), "WB103", f"view .{e.attr} of a tensor on the host")
-                return T
-            return U
+            found = wb102.attribute(e.attr) or wb103.attribute(e.attr)
+            if found is None:
+                return U
+            self.emit(method_pos(e), *found)
+            return T
         return P if base in (P, S) else U
 
     def e_Subscript(self, e):
@@ -376,7 +380,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
                 return base[index.value]
             return flat(base)
         if base == T:
-            self.emit((e.lineno, e.col_offset), "WB103", "slices a tensor on the host (subscript)")
+            self.emit((e.lineno, e.col_offset), *wb103.subscript())
             return T
         if base in (P, U) and isinstance(e.value, ast.Name) and e.value.id in self.frame.elements \
                 and positional(e.slice):
@@ -391,7 +395,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         if T in kinds:
             # an operation spanning lines sits on its operator's line: the right operand's (`a\n - b`)
             pos = (e.lineno, e.col_offset) if e.left.end_lineno == e.right.lineno else (e.right.lineno, 0)
-            self.emit(pos, "WB107", f"tensor arithmetic on the host ({type(e.op).__name__})")
+            self.emit(pos, *wb107.operator(type(e.op).__name__))
             return T
         return join(*kinds)
 
@@ -401,7 +405,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             return P
         kind = flat(self.expr(e.operand))
         if kind == T:
-            self.emit((e.lineno, e.col_offset), "WB107", f"tensor arithmetic on the host ({type(e.op).__name__})")
+            self.emit((e.lineno, e.col_offset), *wb107.operator(type(e.op).__name__))
         return kind
 
     def e_Compare(self, e):
@@ -409,7 +413,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in e.ops):
             return P
         if T in kinds:
-            self.emit((e.lineno, e.col_offset), "WB107", "elementwise tensor comparison on the host")
+            self.emit((e.lineno, e.col_offset), *wb107.comparison())
             return T
         return P if all(k in (P, S) for k in kinds) else U
 
@@ -500,7 +504,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             return self.torch_call(e, torch_name(q))
         if q is not None and q.split(".")[0] in tb.PYTHON_VALUE_MODULES:
             if any(is_tensor(k) for k in self.args(e)):  # triton.cdiv(lens, b) of a tensor is tensor arithmetic
-                self.emit((e.lineno, e.col_offset), "WB107", f"{q}() of a tensor computes on the host", q)
+                self.emit((e.lineno, e.col_offset), *wb107.value_function(q))
                 return T
             return P
         if isinstance(func, (ast.Name, ast.Attribute)) and (found := self.defined(func)) is not None:
@@ -511,7 +515,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         if isinstance(func, ast.Name):
             kinds = [flat(k) for k in self.args(e)]
             if func.id in tb.DATA_BUILTINS and T in kinds:
-                self.emit((e.lineno, e.col_offset), "WB106", f"{func.id}() of a tensor reads its data on the host")
+                self.emit((e.lineno, e.col_offset), *wb106.builtin(func.id))
                 return P
             return P if func.id in tb.PY_BUILTINS else U
         if isinstance(func, ast.Attribute):
@@ -534,7 +538,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         if isinstance(kind, tuple):
             return kind
         if is_tensor(kind):
-            self.emit((args[0].lineno, args[0].col_offset), "WB106", f"{name}() of a tensor reads its data on the host")
+            self.emit((args[0].lineno, args[0].col_offset), *wb106.builtin(name))
             return P
         return P if is_python(kind) else U
 

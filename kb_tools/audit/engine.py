@@ -12,12 +12,13 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from kb_tools.audit.checker import WrapperAudit
-from kb_tools.audit.codes import RULES
+from kb_tools.audit.codes import RULES, SELECT_EXAMPLE
 from kb_tools.audit.findings import RawFinding
 from kb_tools.audit.kinds import is_tensor
 from kb_tools.audit.module import DEFAULT_WRAPPER_GLOB, ModuleInfo
 from kb_tools.audit.package import Parsed
 from kb_tools.audit.policies import DEFAULT_POLICY, POLICIES, Policy, strict_only
+from kb_tools.audit.rules import wb109_launch_count as wb109, wb111_multiple_jit_kernels as wb111
 from kb_tools.audit.suppress import suppressions
 from kb_tools.diagnostics import EXIT_USAGE, fail
 from kb_tools.files.text import read_text
@@ -129,12 +130,12 @@ class AuditResult:
 
 
 def select_codes(spec: str | None) -> set[str]:
-    """``WB101,WB103`` or a prefix such as ``WB10``; an unknown code is a usage error, and so
+    """Codes (``XX101,XX103``) or prefixes (``XX10``); an unknown code is a usage error, and so
     is a --select that names no code at all (``''``, ``,,``): it would check nothing."""
     if spec is None:
         return set(RULES)
     if not any(p.strip() for p in spec.split(",")):
-        fail("--select", None, "AU020", f"names no rule code ({spec!r}); give codes or prefixes such as WB101,WB11, "
+        fail("--select", None, "AU020", f"names no rule code ({spec!r}); give codes or prefixes such as {SELECT_EXAMPLE}, "
              "or leave the option out to check every rule", EXIT_USAGE)
     chosen = set()
     for part in (p.strip().upper() for p in spec.split(",") if p.strip()):
@@ -237,15 +238,12 @@ def audit_parsed(parsed: Parsed, tree, *, select: set[str] | None = None, famili
         raw = list(audit.findings)
         if not module.launches(fn) and not audit.launch_sites:
             hint = "" if module.launchers else " (no kernel is defined in this file; name an imported one with --launcher)"
-            raw.append(RawFinding(fn.lineno, fn.col_offset, "WB109", f"wrapper `{fn.name}` launches no kernel{hint}"))
+            raw.append(RawFinding(fn.lineno, fn.col_offset, *wb109.no_launch(fn.name, hint)))
         for f in raw:
             _reach(reached if f.path is None else elsewhere.setdefault(f.path, {}), f, (path, fn.name))
-    kernels = module.pl_kernels
     if result.wrapper_info:  # a file that delivers a wrapper delivers one @pl.jit kernel
-        for extra in kernels[1:]:
-            reached[(extra.lineno, extra.col_offset, "WB111")] = (RawFinding(
-                extra.lineno, extra.col_offset, "WB111",
-                f"second @pl.jit kernel `{extra.name}` in this file (the first is `{kernels[0].name}`)"), [])
+        for extra in wb111.extra_kernels(module.pl_kernels):
+            reached[(extra.line, extra.col, extra.code)] = (extra, [])
     if families is not None:
         from kb_tools.audit.families import family_findings
 

@@ -1,26 +1,56 @@
 """The rule families beyond the wrapper, run on the roles they concern: the golden family
-on goldens, the test family on tests, the kernel family on implementations. The engine
-calls ``family_findings`` with the tree it already parsed, so nothing is parsed twice.
-A rule that depends on a dtype nothing declares says so once per file (``UNDECIDED``).
+on goldens, the test family on tests, the kernel family on implementations. Each rule is a
+module of ``kb_tools.audit.rules`` found through the registry (``codes.RULES``): its ``ROLES``
+say which files it reads and its ``check(ctx)`` gives its findings, in code order. The engine
+calls ``family_findings`` with the tree it already parsed, so nothing is parsed twice. A rule
+that depends on a dtype nothing declares says so once per file (its ``undecided(ctx)``).
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 from dataclasses import dataclass
+from functools import lru_cache
 
 from kb_tools.audit.family_context import FileContext, find_spec
 from kb_tools.audit.findings import RawFinding
-from kb_tools.audit.golden_rules import check_golden, check_third_party
-from kb_tools.audit.kernel_rules import check_kernel, undecided_loads
+from kb_tools.audit.codes import RULES
 from kb_tools.audit.module import FUNCTION_DEFS, ModuleInfo
 from kb_tools.audit.roles import GOLDEN, IMPL, TEST, THIRD_PARTY, file_roles
-from kb_tools.audit.suite_rules import check_test, undecided_compares
+from kb_tools.audit.rules import ts101_test_misses_wrapper
+from kb_tools.audit.suite_rules import importorskip_aliases, operator_test
 from kb_tools.contract.specs import OpSpec
 
-FAMILIES = ((GOLDEN, check_golden), (THIRD_PARTY, check_third_party), (TEST, check_test), (IMPL, check_kernel))
+ROLE_ORDER = (GOLDEN, THIRD_PARTY, TEST, IMPL)
 FAMILY_PREFIX = {GOLDEN: "GD", THIRD_PARTY: "GD", TEST: "TS", IMPL: "KN"}
-UNDECIDED = {TEST: undecided_compares, IMPL: undecided_loads}  # role -> its note when a dtype cannot be told
+
+
+@lru_cache(maxsize=1)
+def family_rules() -> dict[str, tuple]:
+    """role -> the rule modules that read files of that role, in code order."""
+    modules = [importlib.import_module(f"kb_tools.audit.rules.{r.module}") for code, r in sorted(RULES.items())
+               if code[:2] in FAMILY_PREFIX.values()]
+    return {role: tuple(m for m in modules if role in m.ROLES) for role in ROLE_ORDER}
+
+
+def _run(role: str, ctx: FileContext) -> list[RawFinding]:
+    """The findings of one role's rules. A test file that tests no operator (a library's own
+    unit tests) is judged only for reaching no delivery at all."""
+    if role == TEST:
+        ctx = importorskip_aliases(ctx)
+        if not operator_test(ctx):
+            return ts101_test_misses_wrapper.golden_only(ctx)
+    return [f for rule in family_rules()[role] for f in rule.check(ctx)]
+
+
+def _undecided(role: str, ctx: FileContext) -> str | None:
+    """The first note of a rule of the role that could not tell a dtype, read after its check."""
+    for rule in family_rules()[role]:
+        note = rule.undecided(ctx) if hasattr(rule, "undecided") else None
+        if note:
+            return note
+    return None
 
 
 @dataclass(frozen=True)
@@ -41,7 +71,7 @@ def family_findings(tree: ast.Module, module: ModuleInfo, path: str, options: Fa
     if not roles and any(isinstance(n, FUNCTION_DEFS) for n in tree.body):
         note = (f"{path}: AU014 role cannot be told (no kernel or launch, no test_*, no golden, no third-party leg); "
                 "wrapper family only (choose with --role)")
-    wanted = [(role, check) for role, check in FAMILIES if role in roles
+    wanted = [role for role in ROLE_ORDER if role in roles
               and (select is None or any(c.startswith(FAMILY_PREFIX[role]) for c in select))]
     if not wanted:
         return roles, [], note
@@ -49,10 +79,10 @@ def family_findings(tree: ast.Module, module: ModuleInfo, path: str, options: Fa
     ctx = FileContext.build(path, tree, module, spec)
     found: list[RawFinding] = []
     notes = []
-    for role, check in wanted:
+    for role in wanted:
         try:
-            found.extend(check(ctx))
-            undecided = UNDECIDED[role](ctx) if role in UNDECIDED else None
+            found.extend(_run(role, ctx))
+            undecided = _undecided(role, ctx)
         except RecursionError:  # an expression too deep to follow: one line, the other families still run
             undecided = f"{path}: AU013 too deeply nested for the {role} rules; they were skipped for this file"
         if undecided:

@@ -1,5 +1,6 @@
-"""The dtypes a file declares for itself, read where no spec is found: KN101 (which loads are
-half) and TS106 (which comparisons are of floats) use them in place of the spec's list.
+"""The dtypes a file declares for itself, read where no spec is found: the kernel rule on narrow
+exponentials (which loads are half) and the test rule on exact comparisons (which comparisons
+are of floats) use them in place of the spec's list.
 
 Declared means written as an input's dtype, never as an accumulator's: a dtype listed in a
 ``pytest.mark.parametrize`` (directly or through a module-level list it names), a ``DT_BF16``

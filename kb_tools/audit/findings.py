@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,19 @@ class RawFinding:
     helper: str | None = None  # the helper it sits in, None when in the wrapper itself
     path: str | None = None  # the audited file it sits in, None for the wrapper's own file
     op: str = ""  # the operation that made it (``contiguous``, ``zeros``, ...): what a policy may let pass
+
+
+class Report(NamedTuple):
+    """What a wrapper rule says about one host operation; the walk adds where it sits."""
+    code: str
+    message: str
+    op: str = ""
+
+
+class Claim(NamedTuple):
+    """A rule's report on a method or call, and the kind of value that call gives back."""
+    report: Report
+    kind: object
 
 
 def method_pos(func: ast.Attribute) -> tuple[int, int]:

@@ -1,6 +1,7 @@
 """The reporting stage of a wrapper's walk: each host operation a value of a known kind meets
-(a torch function, a tensor method, a tensor in a condition) and the rule code it is reported
-under (``tables`` sorts the names; seed 003's whitelist is what is left).
+(a torch function, a tensor method, a tensor in a condition), handed to the rules in
+``kb_tools.audit.rules`` in the order seed 003 ranks them; the first that claims it reports it
+(seed 003's whitelist is what none claims).
 """
 
 from __future__ import annotations
@@ -12,6 +13,24 @@ from kb_tools.audit.evidence import torch_name
 from kb_tools.audit.findings import RawFinding, method_pos
 from kb_tools.audit.kinds import C, K, P, S, T, U, flat
 from kb_tools.audit.names import qualname
+from kb_tools.audit.rules import (
+    wb101_host_cast as wb101,
+    wb102_host_layout_change as wb102,
+    wb103_host_reshape_or_slice as wb103,
+    wb104_host_allocation as wb104,
+    wb105_host_concat_or_pad as wb105,
+    wb106_host_data_read as wb106,
+    wb107_host_tensor_arithmetic as wb107,
+    wb108_host_synchronize as wb108,
+    wb112_host_bit_reinterpretation as wb112,
+    wb113_host_torch_call as wb113,
+)
+
+# Who claims a tensor method, in rank order (a cast before a layout change, ...); a method of
+# a tensor none claims is tensor arithmetic.
+METHOD_RULES = (wb101, wb102, wb103, wb104, wb106)
+# Who claims a torch function, in rank order; one none claims is any other torch call.
+TORCH_RULES = (wb104, wb105, wb102, wb103)
 
 
 class HostOperations:
@@ -37,8 +56,7 @@ class HostOperations:
             root = root.value
         if torch_name(qualname(e.func, self.aliases)) is not None or not isinstance(root, ast.Name) or root.id in self.env:
             return  # a torch call is reported as one; a local value is not a device module
-        self.emit(method_pos(e.func), "WB113", f"enters the device guard {ast.unparse(e.func)}(): a torch device "
-                  "call by another name; torch.empty is the only torch call a wrapper may make", "device-guard")
+        self.emit(method_pos(e.func), *wb113.device_guard(ast.unparse(e.func)))
 
     def torch_decorator(self, dec) -> None:
         """A torch decorator of the wrapper (``@torch.no_grad``, ``@torch.compiler.disable``,
@@ -52,11 +70,9 @@ class HostOperations:
         if name is None or name in tb.TORCH_REGISTERING_DECORATORS:
             return
         if name.rsplit(".", 1)[-1] == "custom_fwd":
-            self.emit((dec.lineno, dec.col_offset), "WB113", f"@torch.{name} reads the autocast state on every call "
-                      "(torch.is_autocast_enabled, torch.get_autocast_dtype)", "autocast-state")
+            self.emit((dec.lineno, dec.col_offset), *wb113.autocast_decorator(name))
             return
-        self.emit((dec.lineno, dec.col_offset), "WB113", f"@torch.{name} runs torch code around every call; torch.empty "
-                  "is the only torch call a wrapper may make", name.rsplit(".", 1)[-1])
+        self.emit((dec.lineno, dec.col_offset), *wb113.decorator(name))
 
     def test(self, node) -> None:
         """A condition: a tensor here reads its data on the host."""
@@ -71,11 +87,11 @@ class HostOperations:
             kinds = [flat(self.expr(x)) for x in (node.left, *node.comparators)]
             identity = all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops)
             if T in kinds and not identity:
-                self.emit((node.lineno, node.col_offset), "WB106", "uses a tensor in a condition (reads its data on the host)")
+                self.emit((node.lineno, node.col_offset), *wb106.condition())
             return
         kind = self.expr(node)
         if kind == T:
-            self.emit((node.lineno, node.col_offset), "WB106", "uses a tensor in a condition (reads its data on the host)")
+            self.emit((node.lineno, node.col_offset), *wb106.condition())
 
     def torch_call(self, e, name: str):
         pos = method_pos(e.func) if isinstance(e.func, ast.Attribute) else (e.lineno, e.col_offset)
@@ -86,39 +102,31 @@ class HostOperations:
         short = name.rsplit(".", 1)[-1]
         if name == "empty":
             return T
-        if name.endswith("synchronize"):
-            self.emit(pos, "WB108", f"torch.{name}() in the wrapper: synchronisation belongs to the caller", short)
+        synchronises = wb108.torch_function(name, short)
+        if synchronises is not None:
+            self.emit(pos, *synchronises)
             return P
-        if name in tb.TORCH_ALLOC:
-            self.emit(pos, "WB104", f"allocation torch.{name}(); only torch.empty for the declared outputs is allowed", short)
-        elif name in tb.TORCH_CONCAT_PAD or short == "pad":
-            self.emit(pos, "WB105", f"torch.{name}() concatenates or pads on the host", short)
-        elif name in tb.TORCH_LAYOUT:
-            self.emit(pos, "WB102", f"layout change torch.{name}() on the host", short)
-        elif name in tb.TORCH_RESHAPE:
-            self.emit(pos, "WB103", f"reshape or slice torch.{name}() on the host", short)
-        else:
-            via_alias = name.startswith("device_module.")  # getattr(torch, device).device(...): torch by another name
-            self.emit(pos, "WB113", f"calls torch.{name}(); torch.empty is the only torch call a wrapper may make",
-                      "device-alias" if via_alias else short)
+        claimed = next((r for r in (rule.torch_function(name, short) for rule in TORCH_RULES) if r is not None), None)
+        self.emit(pos, *(claimed or wb113.torch_function(name, short)))
         if short in tb.TORCH_METADATA_FUNCS:
             return P
         return T if T in kinds or name in tb.TORCH_ALLOC else U
 
     def method_call(self, e, func: ast.Attribute):
         attr = func.attr
-        if attr in tb.SYNC_METHODS:
+        synchronises = wb108.method(attr)
+        if synchronises is not None:
             receiver = func.value
             if isinstance(receiver, ast.Call) and torch_name(qualname(receiver.func, self.aliases)):
                 self.args(receiver)  # torch.cuda.current_stream().synchronize(): one finding
             else:
                 self.expr(receiver)
             self.args(e)
-            self.emit(method_pos(func), "WB108", f".{attr}() in the wrapper: synchronisation belongs to the caller", attr)
+            self.emit(method_pos(func), *synchronises)
             return P
         if isinstance(func.value, ast.Name) and func.value.id in self.frame.torch_objects:
             self.args(e)  # prof.step() of `with torch_npu.profiler.profile(...) as prof` is a torch call
-            self.emit(method_pos(func), "WB113", f".{attr}() of a torch object; torch.empty is the only torch call a wrapper may make", attr)
+            self.emit(method_pos(func), *wb113.torch_object_method(attr))
             return U
         paired, self.pair_contiguous = self.pair_contiguous, False
         pairing = attr == "contiguous" and isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Attribute) \
@@ -127,7 +135,7 @@ class HostOperations:
         self.pair_contiguous = pairing
         receiver = flat(self.expr(func.value))
         self.pair_contiguous = False
-        if pairing and len(self.findings) > before and self.findings[-1].code == "WB102":
+        if pairing and len(self.findings) > before and wb102.is_layout_change(self.findings[-1]):
             self.args(e)  # x.movedim(...).contiguous() is one transpose-and-copy, reported once
             return T
         if receiver in (P, S, K, C):
@@ -136,10 +144,10 @@ class HostOperations:
         if receiver == U and attr in tb.AMBIGUOUS_METHODS:
             self.args(e)
             if attr == "view" and self.is_dtype_view(e, e.args):  # a dtype argument settles it
-                self.emit(method_pos(func), "WB112", ".view(dtype) reinterprets bits on the host", "view")
+                self.emit(method_pos(func), *wb112.dtype_view())
                 return T
             if attr == "to" and self.names_device_or_dtype(e):  # `labels.to(device)`: only torch objects move
-                self.emit(method_pos(func), "WB101", "host cast .to() (to a device or dtype)", "to")
+                self.emit(method_pos(func), *wb101.to_device_or_dtype())
                 return T
             return U
         return self.classify_method(e, attr, receiver, method_pos(func), e.args, evaluate=True, paired=paired)
@@ -150,29 +158,15 @@ class HostOperations:
         if attr in tb.META_METHODS or (attr == "type" and not e.args and not e.keywords):
             return P if receiver in (T, U) else U
         if attr == "view" and self.is_dtype_view(e, args):
-            self.emit(pos, "WB112", ".view(dtype) reinterprets bits on the host", "view")
+            self.emit(pos, *wb112.dtype_view())
             return T
-        if attr in tb.CAST_METHODS:
-            self.emit(pos, "WB101", f"host cast .{attr}()", attr)
-            return T
-        if attr in tb.LAYOUT_METHODS:
-            tail = " + .contiguous() (transpose and copy)" if paired and attr != "contiguous" else ""
-            self.emit(pos, "WB102", f"layout change .{attr}(){tail} on the host", attr)
-            return T
-        if attr in tb.RESHAPE_METHODS:
-            self.emit(pos, "WB103", f"reshape or view .{attr}() on the host", attr)
-            return T
-        if attr in tb.ALLOC_METHODS:
-            self.emit(pos, "WB104", f"allocation .{attr}() on the host; only torch.empty for the declared outputs is allowed",
-                      attr)
-            return T
-        if attr in tb.DATA_METHODS:
-            self.emit(pos, "WB106", f".{attr}() reads tensor data on the host", attr)
-            return T if attr == "cpu" else P
-        if receiver == T:
-            self.emit(pos, "WB107", f"tensor operation .{attr}() on the host", attr)
-            return T
-        return U
+        claim = next((c for c in (rule.method(attr, paired) for rule in METHOD_RULES) if c is not None), None)
+        if claim is None and receiver == T:
+            claim = wb107.tensor_method(attr)
+        if claim is None:
+            return U
+        self.emit(pos, *claim.report)
+        return claim.kind
 
     def names_device_or_dtype(self, e) -> bool:
         """Does a ``.to(...)`` call name a device or a dtype (``x.device``, a name holding one,

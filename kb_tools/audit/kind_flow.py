@@ -21,6 +21,7 @@ from kb_tools.audit.kinds import (
     metadata_name,
 )
 from kb_tools.audit.names import dotted
+from kb_tools.audit.rules import wb103_host_reshape_or_slice as wb103
 
 
 def declared_kind(name: str, annotation, default) -> str:
@@ -115,7 +116,7 @@ class KindFlow:
             self.bind(target.value, flat(kind))
         elif isinstance(target, ast.Subscript):
             if is_tensor(self.expr(target.value)):
-                self.emit((target.lineno, target.col_offset), "WB103", "writes into a slice of a tensor on the host")
+                self.emit((target.lineno, target.col_offset), *wb103.slice_write())
             self.expr(target.slice)
         elif isinstance(target, ast.Attribute):
             self.expr(target.value)
@@ -136,5 +137,5 @@ class KindFlow:
         if isinstance(it, ast.Name) and it.id in self.frame.elements and kind in (P, U):
             return T  # a list of tensors yields tensors
         if is_tensor(kind):
-            self.emit((it.lineno, it.col_offset), "WB103", "iterates over a tensor on the host (slices it row by row)")
+            self.emit((it.lineno, it.col_offset), *wb103.iteration())
         return P if is_python(kind) else (T if kind == T else U)

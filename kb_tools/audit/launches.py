@@ -1,6 +1,7 @@
 """The launch stage of a wrapper's walk: how many kernel launches each path has made (0, 1,
 or 2 for "two or more"), where a second launch, a launch in a loop and a return without a
-launch are reported (WB109, WB110), and which calls are launches.
+launch are reported (``rules.wb109_launch_count``, ``rules.wb110_launch_in_loop``), and which
+calls are launches.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from kb_tools.audit.findings import method_pos
 from kb_tools.audit.kinds import K, U
 from kb_tools.audit.module import launch_target
 from kb_tools.audit.names import qualname
+from kb_tools.audit.rules import wb109_launch_count as wb109, wb110_launch_in_loop as wb110
 
 BLAMED_ZERO = -1  # a path already reported as returning without a launch
 
@@ -32,8 +34,7 @@ class LaunchCounting:
         frame = self.frame
         counts = self.counts
         if frame.launches and 0 in counts and self.nested == 0:
-            self.emit((s.lineno, s.col_offset), "WB109",
-                      "returns without launching the kernel (a delivered wrapper launches once, even for an empty input)")
+            self.emit((s.lineno, s.col_offset), *wb109.return_without_launch())
             counts = frozenset(BLAMED_ZERO if c == 0 else c for c in counts)
         frame.returns.append(kind)
         frame.return_counts |= counts
@@ -53,9 +54,9 @@ class LaunchCounting:
         pos = (call.lineno, call.col_offset)
         before = self.counts
         if self.loop_depth > 0:
-            self.report(pos, "WB110", "launches the kernel inside a loop or comprehension")
+            self.report(pos, *wb110.in_loop())
         elif any(c >= 1 for c in before):
-            self.report(pos, "WB109", "a second kernel launch on this path; a wrapper launches exactly one kernel once")
+            self.report(pos, *wb109.second_launch())
         else:
             self.one_kernel(call, pos)
         self.launch_sites.add(pos)
@@ -98,15 +99,13 @@ class LaunchCounting:
     def one_kernel(self, call, pos) -> None:
         """Seed 003: exactly one kernel per wrapper, whichever path runs. A launch that picks
         among kernels (``k = a if c else b; k[grid](...)``), or a kernel other than the one
-        an earlier launch on another branch used, is WB109 (``kernel-choice``)."""
+        an earlier launch on another branch used, is reported as ``kernel-choice``."""
         names = self.module.launchers | self.frame.kernel_names
         kernel = launch_target(call, names) or (call.func.id if isinstance(call.func, ast.Name) else "<kernel>")
         among = self.module.choices(self.frame.fn).get(kernel, ())
         first = next(iter(self.kernels_seen), None)
         if len(among) > 1:
-            self.report(pos, "WB109", f"launches one of {len(among)} kernels ({', '.join(among)}) chosen on the host; "
-                        "a wrapper delivers exactly one kernel (choose the variant inside it with a constexpr)", "kernel-choice")
+            self.report(pos, *wb109.chosen_kernel(among))
         elif first is not None and kernel not in self.kernels_seen:
-            self.report(pos, "WB109", f"launches `{kernel}`, a second kernel beside `{first}` on another path; "
-                        "a wrapper delivers exactly one kernel (choose the variant inside it with a constexpr)", "kernel-choice")
+            self.report(pos, *wb109.other_kernel(kernel, first))
         self.kernels_seen.setdefault(kernel, pos)

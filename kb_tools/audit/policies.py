@@ -7,13 +7,16 @@ policies reproduce the readings of tools that read the same rule more leniently,
 user can tell which reading a finding comes from; each names its source. A finding is
 tagged with the operation that made it (``RawFinding.op``: ``contiguous``, ``zeros``,
 ``scratch-empty``, ...), and a policy allows (code, operation) pairs, ``*`` for every
-operation under a code. ``docs/audit-policies.md`` holds ``policy_table()``; a test keeps the
-two equal.
+operation under a code; each rule's entry in the registry (``codes.RuleCode.passes``) says
+which policies let which of its operations pass. ``docs/audit-policies.md`` holds
+``policy_table()``; a test keeps the two equal.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from kb_tools.audit.codes import RULES
 
 DEFAULT_POLICY = "strict"
 
@@ -29,11 +32,14 @@ class Policy:
         return (code, "*") in self.allows or (code, op) in self.allows
 
 
-# What the audit let pass before issue 24: a kernel chosen by branch, a scratch torch.empty,
-# a device context reached through an alias, and the autocast-state read of torch's @custom_fwd
-# (it read no decorator of torch; the blind labels mark that read strict-only, as a metadata query).
-_LENIENT = frozenset({("WB109", "kernel-choice"), ("WB104", "scratch-empty"), ("WB113", "device-alias"),
-                      ("WB113", "autocast-state")})
+def _allows(policy: str) -> frozenset[tuple[str, str]]:
+    """The (code, operation) pairs the registry says ``policy`` lets pass. What every lenient
+    reading lets pass (``LENIENT_READINGS``) is what the audit let pass before issue 24: a
+    kernel chosen by branch, a scratch torch.empty, a device context reached through an alias,
+    and the autocast-state read of torch's @custom_fwd (it read no decorator of torch; the blind
+    labels mark that read strict-only, as a metadata query)."""
+    return frozenset((code, op) for code, rule in RULES.items() for op, names in rule.passes.items() if policy in names)
+
 
 POLICIES = {p.name: p for p in (
     Policy("strict", "seed 003 (wrapper-boundary), 'no exceptions' and 'how it is checked'",
@@ -41,14 +47,11 @@ POLICIES = {p.name: p for p in (
            "no other torch.* call (device aliases included)"),
     Policy("lenient", "kbt audit before issue 24 (opkb 0ced64c)",
            "also a kernel chosen by branch, a scratch torch.empty, a torch call through getattr(torch, device), "
-           "@custom_fwd's read of the autocast state", _LENIENT),
+           "@custom_fwd's read of the autocast state", _allows("lenient")),
     Policy("pypto-op-lint", "hicann/pypto .agents/hooks/pypto-op-lint (as issue 24 reports its reading)",
-           "also torch.zeros, casts and reshapes",
-           _LENIENT | {("WB104", "zeros"), ("WB104", "zeros_like"), ("WB101", "*"), ("WB103", "reshape"),
-                       ("WB103", "view"), ("WB103", "flatten"), ("WB103", "squeeze"), ("WB103", "unsqueeze")}),
+           "also torch.zeros, casts and reshapes", _allows("pypto-op-lint")),
     Policy("agent-verifier", "an agent verifier's whitelist (as issue 24 reports its reading)",
-           "also .contiguous(), .to(), .reshape() and .clone()",
-           _LENIENT | {("WB102", "contiguous"), ("WB101", "to"), ("WB103", "reshape"), ("WB104", "clone")}),
+           "also .contiguous(), .to(), .reshape() and .clone()", _allows("agent-verifier")),
 )}
 
 

@@ -1,4 +1,4 @@
-"""``# kbt: ignore[WB101,WB103]`` comments: which codes are waived on which line.
+"""``# kbt: ignore[CODE,CODE]`` comments (the codes of ``codes.RULES``): which codes are waived on which line.
 
 Only real comments count (read with ``tokenize``, so a string that contains the marker
 waives nothing). Every waived finding is still listed in the summary: never silent.

@@ -48,7 +48,7 @@ TENSOR_TO_TENSOR = RESHAPE_METHODS | LAYOUT_METHODS | CAST_METHODS | {"clone"}
 AMBIGUOUS_METHODS = frozenset({"split", "copy", "index", "count", "type", "sort", "t", "view", "float", "int",
                                "bool", "to", "expand", "select", "unfold", "item", "detach"})
 
-# torch.* functions by category; any other torch.* call is WB113.
+# torch.* functions by category; any other torch.* call is a host torch call (rules.wb113_host_torch_call).
 TORCH_ALLOC = frozenset({"zeros", "zeros_like", "ones", "ones_like", "full", "full_like", "arange", "range",
                          "linspace", "logspace", "empty_like", "empty_strided", "tensor", "as_tensor",
                          "from_numpy", "rand", "rand_like", "randn", "randn_like", "randint", "eye", "clone",

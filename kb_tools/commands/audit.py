@@ -3,12 +3,14 @@ HELP = "audit operator code: wrappers against the wrapper boundary (seed 003), g
 
 
 def configure(parser):
+    from kb_tools.audit.codes import SELECT_EXAMPLE
+
     from kb_tools.commands._bounds import jobs
 
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help="Python files, or directories to search for *.py (hidden folders, virtual environments and build/ skipped)")
     parser.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format (default: text)")
-    parser.add_argument("--select", metavar="CODES", help="comma-separated rule codes or prefixes, e.g. WB101,WB11")
+    parser.add_argument("--select", metavar="CODES", help=f"comma-separated rule codes or prefixes, e.g. {SELECT_EXAMPLE} (kbt explain lists them)")
     parser.add_argument("--wrapper-pattern", action="append", default=[], metavar="GLOB",
                         help="choose wrappers by name instead of by what they do (default: every function that "
                              "launches a kernel, plus every *_wrapper); repeatable")
@@ -51,7 +53,7 @@ def run(args):
         raise KbError(f"--jobs: AU022 needs a positive number, not {args.jobs}", EXIT_USAGE)
     roots = [p for p in args.paths if Path(p).is_dir()]
     with inventory_of(_kb_root(args)):
-        absent_api()  # a broken kb/api_inventory.yaml is one line here, not one per file (or KN103 silently off)
+        absent_api()  # a broken kb/api_inventory.yaml is one line here, not one per file (or its rule silently off)
         results, errors, opaque = audit_files(python_files(args.paths, args.exclude), roots=roots, jobs=args.jobs,
                                               wrapper_patterns=args.wrapper_pattern, launchers=args.launcher, select=codes,
                                               families=families, policy=args.policy)
@@ -102,7 +104,7 @@ def run(args):
 
 
 def _kb_root(args):
-    """The KB named by --kb-root, whose inventory KN103 then reads; None: the one found from here."""
+    """The KB named by --kb-root, whose inventory of kernel API names the audit then reads; None: the one found from here."""
     from kb_tools.kb.root import find_root
 
     return find_root(args.kb_root) if args.kb_root is not None else None

@@ -28,8 +28,12 @@ from kb_tools.audit.file_dtypes import DEFAULT_DTYPES, literal_dtype, module_val
 from kb_tools.audit.findings import RawFinding, call_pos
 from kb_tools.audit.module import FUNCTION_DEFS
 from kb_tools.audit.names import dotted, qualname
-from kb_tools.audit.roles import is_golden_name
+from kb_tools.audit.roles import TEST, is_golden_name
+from kb_tools.audit.suite_rules import collect_tests
 from kb_tools.kb import vocabulary as V
+
+CODE = "TS106"
+ROLES = (TEST,)  # the file roles (kb_tools/audit/roles.py) the rule reads
 
 NOT_OUTPUT = "not an output"  # a literal, a metadata read, a constant tensor: nothing to judge
 INT_RESULTS = frozenset({"argmax", "argmin", "argsort", "argwhere", "nonzero", "searchsorted", "bucketize", "count_nonzero",
@@ -307,7 +311,7 @@ def exact_comparisons(ctx: FileContext, tests, reach) -> tuple[list[RawFinding],
             if id(fn) not in facts:  # each function read once, whichever tests reach it
                 sites = list(_exact_sites(fn, ctx.aliases))
                 facts[id(fn)] = (sites, *(_environment(fn, values, ctx.aliases) if sites else ({}, {})),
-                                 {t.id: n.value for n in ast.walk(fn) if isinstance(n, ast.Assign) for t in n.targets
+                                 {t.id: n.value for n in ctx.walk(fn) if isinstance(n, ast.Assign) for t in n.targets
                                   if isinstance(t, ast.Name)} if sites else {})
             sites, env, made_by, assigned = facts[id(fn)]
             for node, pair, form, bare in sites:
@@ -325,7 +329,7 @@ def exact_comparisons(ctx: FileContext, tests, reach) -> tuple[list[RawFinding],
                     done.add(key)
                     continue  # an integer or bool side: exact is the criterion
                 if known is None and not bare and ctx.spec is None and declared is None:
-                    declared = _declared_in((n for f in fns for n in ast.walk(f)), params, ctx.aliases)
+                    declared = _declared_in((n for f in fns for n in ctx.walk(f)), params, ctx.aliases)
                 dtypes = known if known is not None else None if bare or ctx.spec else declared
                 if not dtypes or (known is None and not all(is_float(d) for d in dtypes) and not params):
                     if not bare and ctx.spec is None:  # a bare == of unknown operands is most often of Python values
@@ -340,10 +344,49 @@ def exact_comparisons(ctx: FileContext, tests, reach) -> tuple[list[RawFinding],
                     crit = _criterion(ctx, floats[0])
                     where = ctx.spec.op + "'s criterion" if ctx.spec else "TTK's default for an undeclared float"
                     pos = call_pos(node) if isinstance(node, ast.Call) else key
-                    found[key] = RawFinding(*pos, "TS106", f"{form} compares {', '.join(floats)} outputs bit for bit; "
+                    found[key] = RawFinding(*pos, CODE, f"{form} compares {', '.join(floats)} outputs bit for bit; "
                                             f"a correct kernel rounds differently from its reference ({where}: {crit})")
     return [found[k] for k in sorted(found)], unsure
 
 
 def _criterion(ctx: FileContext, dtype: str) -> str:
     return ctx.spec.criteria.get(dtype, V.undeclared_criterion(dtype)) if ctx.spec else V.undeclared_criterion(dtype)
+
+
+def _reached_functions(test: ast.AST, functions: dict[str, ast.AST]) -> list[ast.AST]:
+    """The test and the same-file functions it names, directly or through each other."""
+    out, work, seen = [], [test], {test.name}
+    while work:
+        fn = work.pop()
+        out.append(fn)
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Name) and node.id in functions and node.id not in seen:
+                seen.add(node.id)
+                work.append(functions[node.id])
+    return out
+
+
+_exact_memo: dict = {}  # the last file's TS106 result: the findings and the note read it once
+
+
+def _exact(ctx: FileContext) -> tuple[list[RawFinding], int | None]:
+    key = (ctx.path, id(ctx.tree))
+    if key not in _exact_memo:
+        functions = {n.name: n for n in ctx.tree.body if isinstance(n, FUNCTION_DEFS)}
+        _exact_memo.clear()
+        _exact_memo[key] = exact_comparisons(ctx, collect_tests(ctx.tree, ctx.module.kernels),
+                                             lambda t: _reached_functions(t, functions))
+    return _exact_memo[key]
+
+
+def check(ctx: FileContext) -> list[RawFinding]:
+    return _exact(ctx)[0]
+
+
+def undecided(ctx: FileContext) -> str | None:
+    """One note when an exact comparison's dtype cannot be told (no spec, nothing declared);
+    read after ``check_test`` (families.py runs it first), from what it found."""
+    judged = _exact_memo.get((ctx.path, id(ctx.tree)))  # check_test has run: an operator test has its result here
+    line = judged[1] if judged else None
+    return None if line is None else (f"{ctx.path}: AU015 TS106 cannot tell the dtype compared exactly at line {line}: "
+                                      "no spec found and the test declares no single kind of dtype; pass --spec")

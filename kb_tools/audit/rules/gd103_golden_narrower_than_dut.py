@@ -1,0 +1,29 @@
+"""GD103 (golden-follows-dut-widening): in a two-party case the golden casts to a dtype that
+is neither declared nor a widening target, and narrower than the DUT's widening.
+"""
+
+from __future__ import annotations
+
+from kb_tools.audit.casts import WIDTH, is_float, is_int
+from kb_tools.audit.family_context import FileContext
+from kb_tools.audit.findings import RawFinding, call_pos
+from kb_tools.audit.golden_rules import literal_casts
+from kb_tools.audit.roles import GOLDEN
+
+CODE = "GD103"
+ROLES = (GOLDEN,)  # the file roles (kb_tools/audit/roles.py) the rule reads
+
+
+def check(ctx: FileContext) -> list[RawFinding]:
+    spec = ctx.spec
+    if spec is None or not spec.widening or any(spec.criteria.get(d) == "cross_check" for d in spec.dtypes if is_float(d)):
+        return []
+    allowed = set(spec.dtypes) | set(spec.widening.values())
+    out = []
+    for call, dtype in literal_casts(ctx):
+        same_kind = [w for w in spec.widening.values() if (is_float(w) and is_float(dtype)) or (is_int(w) and is_int(dtype))]
+        if dtype in allowed or not same_kind or WIDTH[dtype] >= max(WIDTH[w] for w in same_kind):
+            continue
+        out.append(RawFinding(*call_pos(call), CODE, f"casts to {dtype}, which {spec.op} neither declares nor widens to; "
+                              f"the DUT computes in {max(same_kind, key=WIDTH.get)}"))
+    return out

@@ -1,0 +1,147 @@
+"""KN102 (exact-fast-paths): an output the wrapper allocates and passes to a same-file kernel
+that the kernel never stores to (every use is a load, a metadata read, or none). Any use the
+rule cannot read as read-only counts as a store, so it errs towards silence.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from kb_tools.audit.family_context import FileContext
+from kb_tools.audit.findings import RawFinding
+from kb_tools.audit.kernel_rules import bound_arguments, is_load
+from kb_tools.audit.module import launch_target
+from kb_tools.audit.names import dotted, qualname
+from kb_tools.audit.roles import IMPL
+
+CODE = "KN102"
+ROLES = (IMPL,)  # the file roles (kb_tools/audit/roles.py) the rule reads
+
+
+ALLOC_NAMES = frozenset({"empty", "empty_like", "empty_strided", "new_empty"})  # uninitialised: a store is due
+
+
+META_ATTRS = frozenset({"shape", "dtype", "ndim", "stride", "strides", "size", "numel", "device", "element_ty",
+                        "dtype_bytes", "itemsize"})
+
+
+READ_ONLY_CALLS = frozenset({"program_id", "num_programs", "cdiv", "len", "range", "min", "max", "print", "static_print",
+                             "device_print", "static_assert", "multiple_of", "max_contiguous", "isinstance"})
+
+
+WRAPPING = (ast.BinOp, ast.UnaryOp, ast.Subscript, ast.Tuple, ast.List, ast.Starred, ast.keyword, ast.IfExp, ast.Slice)
+
+
+def _parents(nodes: list[ast.AST]) -> dict[int, ast.AST]:
+    return {id(child): node for node in nodes for child in ast.iter_child_nodes(node)}
+
+
+def _derived(nodes: list[ast.AST], param: str) -> set[str]:
+    """The parameter and every name assigned from an expression that mentions it (in the
+    function whose walk is ``nodes``), except a load (a loaded value is data, not the
+    output) or a metadata read."""
+    names = {param}
+    assigns = [n for n in nodes if isinstance(n, ast.Assign)]
+    changed = True
+    while changed:
+        changed = False
+        for a in assigns:
+            if is_load(a.value) or (isinstance(a.value, ast.Attribute) and a.value.attr in META_ATTRS):
+                continue
+            if any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(a.value)):
+                for t in a.targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name) and n.id not in names:
+                            names.add(n.id)
+                            changed = True
+    return names
+
+
+def _use_is_store(name: ast.Name, parents: dict[int, ast.AST]) -> bool:
+    """Whether one use of an output's name may write it (conservatively: unless read-only)."""
+    node = name
+    while True:
+        parent = parents.get(id(node))
+        if parent is None:
+            return True
+        if isinstance(parent, ast.Subscript) and isinstance(parent.ctx, ast.Store):
+            return True
+        if isinstance(parent, ast.Attribute):  # y.shape reads; y.copy_(...), y.store(...) may write
+            return parent.attr not in META_ATTRS
+        if isinstance(parent, ast.Call):
+            if node is parent.func:
+                return True
+            last = (dotted(parent.func) or [""])[-1]
+            return not (is_load(parent) or last in READ_ONLY_CALLS)
+        if isinstance(parent, (ast.Assign, ast.AnnAssign)):
+            return False  # an alias or a read: its own uses decide
+        if isinstance(parent, ast.AugAssign):
+            return True
+        if isinstance(parent, (ast.Compare, ast.If, ast.While, ast.Assert, ast.BoolOp, ast.Return, ast.Expr)):
+            return isinstance(parent, ast.Expr)
+        if not isinstance(parent, WRAPPING):
+            return True
+        node = parent
+
+
+def _stored(nodes: list[ast.AST], param: str) -> bool:
+    """Whether the kernel whose walk is ``nodes`` may write ``param`` or a name made from it."""
+    names = _derived(nodes, param)
+    parents = _parents(nodes)
+    return any(isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) and _use_is_store(n, parents)
+               for n in nodes)
+
+
+def _allocations(nodes: list[ast.AST], aliases: dict[str, str]) -> dict[str, int]:
+    found = {}
+    for node in nodes:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            parts = dotted(node.value.func) or []
+            q = qualname(node.value.func, aliases) or ""
+            if parts and parts[-1] in ALLOC_NAMES and (q.startswith("torch.") or parts[-1] == "new_empty"):
+                found[node.targets[0].id] = node.lineno
+    return found
+
+
+def _stub(fn: ast.AST) -> bool:
+    """A kernel with no body (pass, ..., a docstring) declares, it does not implement."""
+    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)) for s in fn.body)
+
+
+def _uses(nodes: list[ast.AST], name: str) -> list[int]:
+    return [n.lineno for n in nodes if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+
+
+def check(ctx: FileContext) -> list[RawFinding]:
+    """An allocation is an output when the host reads it only after the launches that take it
+    (returned or compared); one filled or read before them is an input or a workspace."""
+    kernels = {name: fn for name, (fn, _f) in ctx.module.kernels.items() if not _stub(fn)}
+    if not kernels:
+        return []
+    out = []
+    for info in ctx.module.functions:
+        nodes = ctx.walk(info.node)
+        allocated = _allocations(nodes, ctx.aliases)
+        if not allocated:
+            continue
+        passed: dict[str, list[tuple[ast.FunctionDef, ast.arg, int]]] = {}
+        for call in (n for n in nodes if isinstance(n, ast.Call)):
+            target = launch_target(call, set(kernels))
+            kernel = kernels.get((target or "").split(".")[-1])
+            if kernel is None:
+                continue
+            for param, arg in bound_arguments(call, kernel):  # *x.stride(): what follows is unknown
+                if isinstance(arg, ast.Name) and arg.id in allocated:
+                    passed.setdefault(arg.id, []).append((kernel, param, call.lineno, call.end_lineno or call.lineno))
+        for name, launches in passed.items():
+            first, last = min(l for *_, l, _e in launches), max(e for *_, e in launches)  # the launch's own arguments are not after it
+            uses = _uses(nodes, name)
+            if any(allocated[name] < u < first for u in uses) or not any(u > last for u in uses):
+                continue  # filled or read before the launch, or never consumed after it
+            if any(_stored(ctx.walk(kernel), param.arg) for kernel, param, *_ in launches):
+                continue
+            kernel, param, *_ = launches[0]
+            out.append(RawFinding(param.lineno, param.col_offset, CODE,
+                                  f"kernel `{kernel.name}` never stores to `{param.arg}`, the output `{name}` that "
+                                  f"`{info.name}` allocates at line {allocated[name]} and reads after the launch"))
+    return out
