@@ -169,13 +169,14 @@ def _index(kb: KnowledgeBase, specs: list[OpSpec], titles: dict[str, str]) -> st
             "| you want to | start here | then run |\n|---|---|---|\n"
             "| learn the rules (onboarding) | the notebooks below, in order, with the rule pages they link | `make lab` |\n"
             "| review one operator's design | its page under [operators](operators.md) | `kbt review ops/<op>.yaml` |\n"
-            "| fill a KB_USAGE skeleton | [the contract](CONTRACT.md) | `kbt usage ops/<op>.yaml`, then `kbt check-usage` |\n\n"
+            "| fill a KB_USAGE skeleton | [the contract](CONTRACT.md) | `kbt usage ops/<op>.yaml`, then `kbt check-usage` |\n"
+            "| bring your own operator | [the guide](bring-your-own-operator.md) | `kbt usage` in its folder |\n\n"
             f"**The notebooks, in reading order:**\n\n{notebooks}\n\n"
             f"**Operators:** {operators}\n\n"
             f"**Rules:** [{counts['constraint']} constraints](constraints.md), [{counts['pattern']} patterns](patterns.md), "
             f"[{counts['playbook']} playbooks](playbooks.md); [the router](router.md) maps a task to the pages to read; [the glossary](glossary.md) "
             "gives the terms in English and Chinese; [ask the KB](ask.md) in your own words, any language.\n\n"
-            + _toctree(["router", "ask", "CONTRACT", "glossary"], "Start here")
+            + _toctree(["router", "ask", "CONTRACT", "bring-your-own-operator", "glossary"], "Start here")
             + _toctree([group for _, group, *_ in _GROUPS], "Rules", depth=2)
             + _toctree(["notebooks", "operators"], "Proofs and operators", depth=2))
 
@@ -199,6 +200,7 @@ def write_sources(root: Path, kb: KnowledgeBase, src: Path, executed_dir: Path |
     router = (root / "ROUTER.md").read_text()
     (src / "router.md").write_text(router)
     (src / "CONTRACT.md").write_text((root / "CONTRACT.md").read_text())
+    (src / "bring-your-own-operator.md").write_text((root / "docs" / "bring-your-own-operator.md").read_text())
     (src / "glossary.md").write_text(glossary_markdown(load_glossary(root), rel_of))
     from kb_tools.search.askpage import write_ask_page
 
