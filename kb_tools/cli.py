@@ -19,10 +19,10 @@ __all__ = ["build_parser", "command_names", "main"]
 def _front_doors() -> tuple:
     """Subcommands that live above the command registry because they drive it: ``kbt mcp``
     serves every other command to an agent, ``kbt hook`` runs them as an agent's hooks
-    (kb_tools.agents)."""
-    from kb_tools.agents import command as mcp_command, hook
+    (kb_tools.agents), ``kbt opencode`` installs those hooks as an OpenCode plugin."""
+    from kb_tools.agents import command as mcp_command, hook, opencode
 
-    return (mcp_command, hook)
+    return (mcp_command, hook, opencode)
 
 
 def _skip_slow_optional_imports() -> None:

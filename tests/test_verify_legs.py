@@ -72,3 +72,18 @@ def test_a_claim_on_a_clean_leg_passes(kbt, newcomer):
     result = kbt("verify", newcomer, "--root", newcomer, root=REPO)
     assert result.code == 0 and "PASS" in result.out, result.err
     assert not _lines(result, "VF011")
+
+
+def test_over_mcp_a_false_claim_about_the_golden_does_not_pass(newcomer):
+    pytest.importorskip("mcp", reason="the MCP SDK is not installed (pip install 'opkb[agents]')")
+    from test_agents_mcp import _session
+
+    golden = newcomer / "legs" / "golden.py"
+    _plant(golden, "    return torch.softmax(x, dim=dim)", "    return torch.softmax(x, dim=dim).half()")
+
+    async def steps(c):
+        return await c.call_tool("verify", {"folder": ".", "root": "."})
+    answer = _session(newcomer, steps).structured_content
+    assert answer["exit_code"] == 1 and not answer["passed"]
+    codes = {d["code"] for d in answer["diagnostics"]}
+    assert {"GD102", "VF011"} <= codes
