@@ -18,9 +18,6 @@ def run(args):
     folder = folder.parent if folder.is_file() else folder  # the usage file named instead of its folder
     _wrapper_inside(folder, Path(args.root))
     diags, audited = verify(folder, kb, Path(args.root))
-    from kb_tools.contract.claim_audit import verify_claims
-
-    diags = sorted(set(diags) | set(verify_claims(folder, kb, Path(args.root), _selected_wrapper(folder))))
     status = report(diags)
     errors, warnings = (sum(d.severity == kind for d in diags) for kind in ("error", "warning"))
     print(f"kbt verify: {args.dir}: {'FAIL' if status else 'PASS'} ({errors} errors, {warnings} warnings; "
@@ -46,18 +43,5 @@ def _wrapper_inside(folder, root) -> None:
         try:
             resolve_inside(root, wrapper, "wrapper", "the source root")
         except OutsideRoot as exc:
-            line = selection.line_of("wrapper", "the source root") if hasattr(selection, "line_of") else None
+            line = selection.line_of("wrapper") if hasattr(selection, "line_of") else None
             fail(path, line, "VF004", f"{exc}; nothing outside it is audited (pass --root)", EXIT_USAGE)
-
-
-def _selected_wrapper(folder):
-    """The wrapper KB_SELECTION.json names (verify audits it itself), or None."""
-    from kb_tools.diagnostics import KbError, KbErrors
-    from kb_tools.files.jsonio import load_json
-
-    try:
-        selection = load_json(folder / "KB_SELECTION.json", code_prefix="SE")
-    except (KbError, KbErrors):
-        return None
-    wrapper = selection.get("wrapper") if isinstance(selection, dict) else None
-    return wrapper if isinstance(wrapper, str) else None

@@ -76,11 +76,13 @@ def claim_findings(records, kb, usage_path: Path, source_root: Path, wrapper_pat
 
 def _under(root: Path, name: str) -> Path | None:
     """``root/name`` when it is a regular file inside the root (links resolved), else None."""
-    base = os.path.realpath(root)
-    target = os.path.realpath(os.path.join(base, name))
-    if os.path.commonpath([base, target]) != base or not os.path.isfile(target):
+    from kb_tools.files.confine import OutsideRoot, resolve_inside
+
+    try:
+        target = resolve_inside(root, name)
+    except OutsideRoot:  # outside, or a NUL byte: check-usage's US045 says which
         return None
-    return Path(root) / name
+    return Path(root) / name if os.path.isfile(target) else None
 
 
 def _audit(path: Path, claimed: frozenset[str], spec) -> list:

@@ -393,6 +393,8 @@ class _SourceTexts:
         try:
             target = resolve_inside(self.root, name, "implementation.file")
         except OutsideRoot:
+            if "\x00" in name:
+                return set(), "holds a NUL byte; no file can be named so"
             return set(), f"is outside the source root {self.root} (links followed); name a file under it (or pass --root)"
         try:
             data = read_bytes(Path(target), code_prefix="US")

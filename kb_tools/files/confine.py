@@ -19,8 +19,10 @@ class OutsideRoot(ValueError):
 def resolve_inside(root, name, what: str = "path", root_name: str = "the root") -> Path:
     """The real location of ``name`` (relative to ``root``, or absolute), once it is known to
     lie inside ``root``'s real location; ``OutsideRoot`` with one line saying where it leads."""
-    if not isinstance(name, (str, os.PathLike)) or not str(name).strip() or "\x00" in str(name):
+    if not isinstance(name, (str, os.PathLike)) or not str(name).strip():
         raise OutsideRoot(f"{what}: expected a path inside {root}, got {str(name)[:80]!r}")
+    if "\x00" in str(name):
+        raise OutsideRoot(f"{what}: {str(name)[:80]!r} holds a NUL byte; no file can be named so")
     base = Path(os.path.realpath(root))
     target = Path(os.path.realpath(base / name))  # an absolute name replaces base, as the OS would
     if target != base and base not in target.parents:
