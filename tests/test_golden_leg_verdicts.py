@@ -57,3 +57,14 @@ def test_compare_warns_about_a_collapsed_golden(kbt, tmp_path):
     honest = kbt("compare", "--dut", dut, "--golden", REPO / "examples" / "softmax" / "tensors" / "float16" / "golden.npy",
                  "--third-party", tmp_path / "third.npy", "--criterion", "cross_check")
     assert "bit for bit" not in honest.out and honest.code == 0, honest.out + honest.err
+
+
+def test_the_review_claims_check_fails_a_golden_that_casts_back(tmp_path, capsys):
+    root = _softmax_copy(tmp_path)
+    (root / "ops" / "softmax.yaml").write_bytes((REPO / "ops" / "softmax.yaml").read_bytes())
+    golden = root / "legs" / "golden.py"
+    golden.write_text(golden.read_text().replace("return torch.softmax(x, dim=dim)", "return torch.softmax(x, dim=dim).half()"))
+    session = ReviewSession.open(REPO / "ops" / "softmax.yaml", root=root, usage=root / "KB_USAGE.json", kb_root=REPO)
+    check = session.claims()
+    assert check.status == "FAIL" and "error" in check.summary
+    assert {"GD102", "VF011"} <= set(check.table["code"])

@@ -1,8 +1,9 @@
-"""``kbt verify``: the contract check, the audit of the delivered wrapper, and the two held
-together. A KB_USAGE record that claims anything (implemented, deviated, not_applicable)
-for a ``static`` invariant whose rule the audit finds violated fails, whatever its
-justification says: no document can widen the boundary (seed 003, "no exceptions"). A
-``# kbt: ignore`` in the wrapper waives nothing here, for the same reason.
+"""``kbt verify``: the contract check, the audit of the delivered wrapper and of the golden,
+test and kernel each claim names (contract.claim_audit), and the two held together. A
+KB_USAGE record that claims anything (implemented, deviated, not_applicable) for a
+``static`` invariant whose rule the audit finds violated fails, whatever its justification
+says: no document can widen the boundary (seed 003, "no exceptions"). A ``# kbt: ignore``
+in the wrapper waives nothing here, for the same reason.
 """
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ def verify(out_dir: Path, kb: KnowledgeBase, source_root: Path,
                                 f"{record.get('reference')} {inv.id}: claims {status} but the audit finds {inv.rule} "
                                 f"at {first.path}:{first.line}:{first.col}" + (f" (and {more} more)" if more else "")
                                 + "; no status or justification can waive a static invariant"))
+    from kb_tools.contract.claim_audit import verify_claims  # the golden, test and kernel each claim names
+
+    diags += verify_claims(out_dir, kb, source_root, wrapper)
     return sorted(set(diags)), str(wrapper_path)
 
 
