@@ -4,8 +4,9 @@ the operator's spec when one can be found.
 
 The spec is the one given with ``--spec``, or ``ops/<op>.yaml`` in the file's folder or one
 above it, ``<op>`` read off the file's name (``test_softmax.py``, ``softmax_golden.py``,
-``softmax_wrapper.py``) or its folder's. A spec that does not load is no spec: the rules that
-need one are skipped, and ``kbt lint`` reports the spec itself.
+``softmax_wrapper.py``) or its folder's, else the one the other commands find in a folder
+of any name (``kb_tools.contract.discovery``). A spec that does not load is no spec: the
+rules that need one are skipped, and ``kbt lint`` reports the spec itself.
 """
 
 from __future__ import annotations
@@ -92,4 +93,16 @@ def find_spec(path: str) -> OpSpec | None:
         if folder.parent == folder:
             break
         folder = folder.parent
-    return None
+    return _discovered(str(here))
+
+
+@lru_cache(maxsize=1024)
+def _discovered(path: str) -> OpSpec | None:
+    """Not found by name: the spec the other commands would find (a KB_SELECTION.json above,
+    the one ops/*.yaml above that fits the file; kb_tools.contract.discovery), or None."""
+    from kb_tools.contract.discovery import discover
+
+    try:
+        return discover(path).spec
+    except KbError:
+        return None
