@@ -51,3 +51,13 @@ def test_compare_judges_or_refuses_in_one_line(kbt, tmp_path, dtype):
         assert len(result.err.strip().splitlines()) == 1 and dtype in result.err
     else:
         assert "PASS" in result.out or "differing 0" in result.out, result.out
+
+
+@pytest.mark.parametrize("name", ["float8_e8m0fnu", "float8_e4m3fnuz", "complex32", "chalf", "uint16", "int4", "bits8"])
+def test_the_audit_reads_a_view_to_any_torch_dtype_as_a_bit_reinterpretation(name):
+    from kb_tools.audit import audit_source
+
+    source = ("import torch\nimport triton\n\n@triton.jit\ndef kernel(x):\n    pass\n\n"
+              f"def op_wrapper(x):\n    kernel[(1,)](x.view(torch.{name}))\n")
+    findings = audit_source(source, "w.py").findings
+    assert [(f.code, f.line) for f in findings] == [("WB112", 9)]

@@ -7,6 +7,8 @@ to leave it, sorted by the rule code it is reported under.
 
 from __future__ import annotations
 
+from kb_tools.numerics.dtypes import TORCH_NAMES
+
 # Metadata the wrapper may read: attributes and methods that return Python values.
 META_ATTRS = frozenset({"shape", "ndim", "dtype", "device", "layout", "is_cuda", "requires_grad", "itemsize", "nbytes"})
 META_METHODS = frozenset({"size", "stride", "dim", "numel", "storage_offset", "is_contiguous", "element_size",
@@ -82,10 +84,9 @@ KNOWN_LIBRARIES = PYTHON_VALUE_MODULES | frozenset({
     "logging", "warnings", "re", "json", "pathlib", "time", "inspect", "copy", "random", "importlib", "abc", "enum",
     "pytest", "packaging", "einops", "__future__"})
 
-# torch dtype names, so that ``.view(torch.int32)`` reads as a bit reinterpretation.
-TORCH_DTYPES = frozenset({"float16", "half", "bfloat16", "float32", "float", "float64", "double", "int8", "uint8",
-                          "int16", "short", "int32", "int", "int64", "long", "uint16", "uint32", "uint64", "bool",
-                          "complex64", "complex128", "cfloat", "cdouble", "float8_e4m3fn", "float8_e5m2"})
+# torch dtype names, so that ``.view(torch.int32)`` reads as a bit reinterpretation: every
+# dtype torch has (float8 variants, unsigned and sub-byte integers, complex32), one table.
+TORCH_DTYPES = TORCH_NAMES
 
 # Builtins that turn a tensor into Python data (``float(x)``, ``bool(x)``, ``print(x)``).
 DATA_BUILTINS = frozenset({"int", "float", "bool", "str", "repr", "print", "format", "list", "tuple", "max", "min",

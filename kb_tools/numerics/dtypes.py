@@ -26,6 +26,10 @@ _TORCH_ALIASES = {"half": "float16", "float": "float32", "double": "float64", "s
                   "long": "int64", "cfloat": "complex64", "cdouble": "complex128", "chalf": "complex32", "bit": "uint1"}
 
 
+# Every name torch spells a dtype with (``torch.half`` as well as ``torch.float16``).
+TORCH_NAMES = frozenset(WIDTHS) | frozenset(_TORCH_ALIASES)
+
+
 def canonical(name) -> str | None:
     """torch's canonical name for a dtype spelled ``name`` (``torch.`` prefix, torch's and
     TTK's aliases allowed), or None when torch has no such dtype."""
