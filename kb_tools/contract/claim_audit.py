@@ -16,26 +16,21 @@ from kb_tools.diagnostics import Diagnostic, KbError, KbErrors
 
 # The roles whose rule family holds a code, by the code's first letters (kb_tools/audit/roles.py names).
 ROLES_OF_FAMILY = {"GD": ("golden", "third_party"), "TS": ("test",), "KN": ("impl",), "WB": ("impl",)}
-MAX_SPEC_LEVELS = 8
 
 
 def verify_claims(folder: Path, kb, source_root: Path, wrapper: str | None) -> list[Diagnostic]:
-    """``claim_findings`` for the KB_USAGE.json in ``folder``, with the spec found beside it;
-    nothing when the usage file or its selection cannot be read (check-usage says why)."""
-    from kb_tools.contract.selection import SELECTION_FILENAME
+    """``claim_findings`` for the KB_USAGE.json in ``folder``, with the spec found for it;
+    nothing when the usage file cannot be read (check-usage says why)."""
     from kb_tools.contract.usage_shape import load_usage
-    from kb_tools.files.jsonio import load_json
 
     usage_path = Path(folder) / "KB_USAGE.json"
     try:
         doc = load_usage(usage_path)
-        sel = load_json(Path(folder) / SELECTION_FILENAME, code_prefix="SE")
     except (KbError, KbErrors):
         return []
     records = [r for r in doc.get("invariants", []) if isinstance(r, dict)] if isinstance(doc.get("invariants"), list) else []
-    op = sel.get("op") if isinstance(sel, dict) else None
     wrapper_path = Path(source_root) / wrapper if isinstance(wrapper, str) and wrapper else None
-    return claim_findings(records, kb, usage_path, source_root, wrapper_path, spec_beside(op, folder, source_root))
+    return claim_findings(records, kb, usage_path, source_root, wrapper_path, spec_beside(folder))
 
 
 def claim_findings(records, kb, usage_path: Path, source_root: Path, wrapper_path: Path | None,
@@ -105,25 +100,13 @@ def _audit(path: Path, claimed: frozenset[str], spec) -> list:
     return findings
 
 
-def spec_beside(op, folder: Path, source_root: Path):
-    """The spec ``ops/<op>.yaml`` in the usage folder or a parent, or under the source root;
-    None when there is none (the audit then looks for one by the file's name)."""
-    from kb_tools.contract.specs import load_spec
+def spec_beside(folder: Path):
+    """The spec for the usage folder as every command finds one (contract.discovery: the
+    selection's op among the ops/*.yaml at or above it); None when none is found, and the
+    audit then looks for one by each file's name."""
+    from kb_tools.contract.discovery import discover
 
-    if not isinstance(op, str) or not op or "/" in op:
+    try:
+        return discover(folder).spec
+    except (KbError, KbErrors):
         return None
-    places = [Path(source_root).resolve()]
-    here = Path(folder).resolve()
-    for _ in range(MAX_SPEC_LEVELS):
-        places.insert(len(places) - 1, here)
-        if here.parent == here:
-            break
-        here = here.parent
-    for place in places:
-        candidate = place / "ops" / f"{op}.yaml"
-        if candidate.is_file():
-            try:
-                return load_spec(candidate)
-            except (KbError, KbErrors):
-                return None
-    return None
