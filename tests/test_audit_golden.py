@@ -14,7 +14,8 @@ ADD = load_spec(REPO / "ops" / "add.yaml")  # two-party, int8 widened to int32
 
 
 def test_the_family_has_its_six_codes():
-    assert GD == ["GD101", "GD102", "GD103", "GD104", "GD105", "GD106"]
+    assert GD == ["GD101", "GD102", "GD103", "GD104", "GD105", "GD106",
+                  "GD107", "GD108", "GD109", "GD110", "GD111"]  # GD107-GD111: CANN goldens (tests/test_audit_cann.py)
 
 
 def test_golden_importing_a_kernel_framework(tmp_path):

@@ -9,12 +9,15 @@ from kb_tools.audit.family_context import FileContext
 from kb_tools.audit.findings import RawFinding, call_pos
 from kb_tools.audit.golden_rules import literal_casts
 from kb_tools.audit.roles import GOLDEN
+from kb_tools.cann.golden_audit import cann_findings, is_cann_golden
 
 CODE = "GD102"
 ROLES = (GOLDEN,)  # the file roles (kb_tools/audit/roles.py) the rule reads
 
 
 def check(ctx: FileContext) -> list[RawFinding]:
+    if is_cann_golden(ctx.path):  # its own folder says the case mode (kb_tools.cann.golden_flow)
+        return cann_findings(ctx.path, CODE)
     spec = ctx.spec
     if spec is None or not any(spec.criteria.get(d) == "cross_check" for d in spec.dtypes if is_float(d)):
         return []

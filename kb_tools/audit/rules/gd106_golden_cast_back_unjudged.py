@@ -14,6 +14,7 @@ from kb_tools.audit.family_context import FileContext, op_candidates
 from kb_tools.audit.findings import RawFinding, call_pos
 from kb_tools.audit.golden_rules import declared_names
 from kb_tools.audit.roles import GOLDEN
+from kb_tools.cann.golden_audit import is_cann_golden
 from kb_tools.audit.rules import gd102_golden_casts_floats as gd102
 from kb_tools.kb import vocabulary as V
 
@@ -57,6 +58,8 @@ def _cast_back(call: ast.Call, inputs: set[str]) -> str | None:
 def check(ctx: FileContext) -> list[RawFinding]:
     """With no spec, a golden that casts its result back at exit cannot be judged: a
     three-party case forbids it (``gd102``), a two-party case asks for it (``gd103``)."""
+    if is_cann_golden(ctx.path):  # judged with the folder's own facts (kb_tools.cann.golden_flow)
+        return []
     if ctx.spec is not None:
         return []
     name = next((n for n in op_candidates(Path(ctx.path)) if n not in GENERIC_STEMS), "<op>")

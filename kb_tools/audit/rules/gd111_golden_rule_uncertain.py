@@ -1,0 +1,19 @@
+"""GD111 (seed 000 §2; kb/constraints/three-leg-comparison.md): a golden rule would apply, but the case mode or the kernel's widening cannot be read; a warning naming the code it would be.
+
+Judged on a CANN golden (``<op>/tests/assets/golden.py`` beside ``op_host/``) with its own
+folder's facts by ``kb_tools.cann.golden_flow``; other files are not read by this rule.
+"""
+
+from __future__ import annotations
+
+from kb_tools.audit.family_context import FileContext
+from kb_tools.audit.findings import RawFinding
+from kb_tools.audit.roles import GOLDEN
+from kb_tools.cann.golden_audit import cann_findings, is_cann_golden
+
+CODE = "GD111"
+ROLES = (GOLDEN,)  # the file roles (kb_tools/audit/roles.py) the rule reads
+
+
+def check(ctx: FileContext) -> list[RawFinding]:
+    return cann_findings(ctx.path, CODE) if is_cann_golden(ctx.path) else []

@@ -1,0 +1,42 @@
+"""The audit's view of a CANN golden: its findings as the audit's RawFindings, one code at a time.
+
+``kbt audit`` runs one rule module per code on every file; a CANN golden
+(``<op>/tests/assets/golden.py`` beside ``op_host/``) is judged once with its own folder's
+facts (``golden_flow``) and each rule module takes the findings of its code. Certain findings
+keep their code; a finding whose case mode or kernel widening is uncertain is reported under
+GD111 (a warning) and names the code it would be.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from kb_tools.audit.findings import RawFinding
+from kb_tools.cann.golden_flow import GOLDEN, judge_golden
+
+UNCERTAIN = "GD111"
+
+
+def is_cann_golden(path: str) -> bool:
+    """A golden.py in the CANN layout: ``tests/assets/golden.py`` of a folder with ``op_host/``."""
+    p = Path(path)
+    return p.as_posix().endswith(GOLDEN.as_posix()) and (p.parents[2] / "op_host").is_dir()
+
+
+@lru_cache(maxsize=64)
+def _judged(path: str):
+    return judge_golden(Path(path), path)
+
+
+def cann_findings(path: str, code: str) -> list[RawFinding]:
+    """The findings of ``code`` for the CANN golden at ``path`` (none when it cannot be read:
+    the audit's own parse reports that once)."""
+    findings, _ = _judged(path)
+    out = []
+    for f in findings:
+        if code == UNCERTAIN and f.severity == "warning":
+            out.append(RawFinding(f.line, 0, code, f"uncertain {f.code}: {f.message}. Fix: {f.fix}"))
+        elif f.code == code and f.severity == "error":
+            out.append(RawFinding(f.line, 0, code, f"{f.message}. Fix: {f.fix}"))
+    return out
