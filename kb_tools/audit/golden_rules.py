@@ -23,12 +23,10 @@ JIT_DECORATOR = re.compile(r"^\s*@\s*[\w.]*\bjit\b", re.M)
 def defines_kernels(path: Path) -> bool:
     """Whether a local module holds device code: it imports a kernel framework and decorates
     something with its ``jit``. Read as text, bounded: it is not audited here."""
-    try:
-        with path.open("rb") as handle:
-            text = handle.read(MAX_LOCAL_MODULE_BYTES).decode("utf-8", errors="replace")
-    except OSError:
-        return False
-    return bool(FRAMEWORK_IMPORT.search(text) and JIT_DECORATOR.search(text))
+    from kb_tools.files.text import read_head
+
+    text = read_head(path, MAX_LOCAL_MODULE_BYTES)  # a FIFO named *.py is not a module: it must not block
+    return bool(text and FRAMEWORK_IMPORT.search(text) and JIT_DECORATOR.search(text))
 
 
 def literal_casts(ctx: FileContext):

@@ -6,6 +6,7 @@ API names (kb/api_inventory.yaml), which ``kbt lint`` reads too.
 from __future__ import annotations
 
 import ast
+import os
 import itertools
 from contextlib import contextmanager
 from functools import lru_cache
@@ -65,11 +66,11 @@ def read_inventory(path: Path) -> dict[str, str]:
     YAML, not a mapping of names under ``absent:``) is one line (AU030, exit 2): it would
     otherwise switch the absent-API rule off without a word. kbt lint reads it the same way."""
     from kb_tools.diagnostics import EXIT_USAGE, KbError, KbErrors, fail
-    from kb_tools.files.text import is_file, read_text
+    from kb_tools.files.text import read_text
     from kb_tools.files.yamlio import load_yaml
 
-    if not is_file(path):
-        return {}
+    if not os.path.lexists(path):  # a KB without it would switch KN103 off without a word
+        fail(path, None, "AU031", "missing: the absent-API rule (KN103) checks kernel API names against it; restore it", EXIT_USAGE)
     try:
         data = load_yaml(read_text(path, code_prefix="AU"), path, code="AU030")
     except KbErrors as exc:

@@ -80,6 +80,25 @@ def read_bytes(path: Path, *, code_prefix: str = "IO", limit: int = MAX_TEXT_BYT
     return data
 
 
+def read_head(path: Path, limit: int) -> str | None:
+    """At most the first ``limit`` bytes of a regular file, as text (bad bytes replaced), or None
+    when it is not one or cannot be read: for a file only glanced at (a sibling module, a
+    conftest.py), where a FIFO must not block and a 1 GiB file must not be read whole."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(limit).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def not_regular(mode: int) -> str:
     """What a file that is not a regular file is, in words ("a FIFO")."""
     for test, words in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),

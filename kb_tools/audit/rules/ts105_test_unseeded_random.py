@@ -60,13 +60,12 @@ def _is_seed(call: ast.Call, q: str) -> bool:
 def _conftest_seeds(folder: Path) -> bool:
     """Whether a conftest.py in ``folder`` or up to three folders above it fixes a seed
     (pytest runs it before every test file below it)."""
+    from kb_tools.files.text import read_head
+
     for here in (folder, *list(folder.parents)[:CONFTEST_LEVELS]):
-        conftest = here / "conftest.py"
-        try:
-            if conftest.is_file() and SEED_CALL.search(conftest.read_text("utf-8", errors="replace")[:MAX_CONFTEST_CHARS]):
-                return True
-        except OSError:
-            continue
+        text = read_head(here / "conftest.py", MAX_CONFTEST_CHARS)  # a prefix: a 1 GiB conftest.py is not read whole
+        if text and SEED_CALL.search(text):
+            return True
     return False
 
 
