@@ -25,14 +25,19 @@ def is_cann_golden(path: str) -> bool:
 
 
 @lru_cache(maxsize=64)
-def _judged(path: str):
+def _judged(path: str, stamp: tuple[int, int]):
+    """One judgement per file version (``stamp``: mtime and size), however many rules ask."""
     return judge_golden(Path(path), path)
 
 
 def cann_findings(path: str, code: str) -> list[RawFinding]:
     """The findings of ``code`` for the CANN golden at ``path`` (none when it cannot be read:
     the audit's own parse reports that once)."""
-    findings, _ = _judged(path)
+    try:
+        st = Path(path).stat()
+    except OSError:
+        return []
+    findings, _ = _judged(path, (st.st_mtime_ns, st.st_size))
     out = []
     for f in findings:
         if code == UNCERTAIN and f.severity == "warning":
