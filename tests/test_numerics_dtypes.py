@@ -61,3 +61,52 @@ def test_the_audit_reads_a_view_to_any_torch_dtype_as_a_bit_reinterpretation(nam
               f"def op_wrapper(x):\n    kernel[(1,)](x.view(torch.{name}))\n")
     findings = audit_source(source, "w.py").findings
     assert [(f.code, f.line) for f in findings] == [("WB112", 9)]
+
+
+FP8_GOLDEN = '''import torch
+
+
+def golden_g8(x):
+    y = torch.softmax(x, dim=-1)
+    return y.to(torch.float8_e4m3fn), y.to(torch.float8_e5m2), y.to(torch.float8_e8m0fnu), y.to(torch.uint16)
+'''
+FP8_SPEC = "op: g8\ntopologies: [row-reduction]\nproperties:\n  dtypes: [float16]\ncriteria:\n  float16: cross_check\n"
+
+
+def _fp8_project(tmp_path):
+    (tmp_path / "ops").mkdir()
+    (tmp_path / "ops" / "g8.yaml").write_text(FP8_SPEC)
+    golden = tmp_path / "g8_golden.py"
+    golden.write_text(FP8_GOLDEN)
+    return golden
+
+
+def test_fp8_casts_in_a_golden_are_findings_through_the_edit_hook(tmp_path, monkeypatch):
+    """hostile: the float8 casts were a KeyError traceback through the CLI, MCP and the edit hook."""
+    import json
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    golden = _fp8_project(tmp_path)
+    hook = subprocess.run([sys.executable, "-m", "kb_tools", "--kb-root", str(REPO), "hook", "edit"], cwd=tmp_path,
+                          input=json.dumps({"tool_input": {"file_path": str(golden)}}), capture_output=True, text=True,
+                          timeout=120)
+    assert hook.returncode == 2 and "Traceback" not in hook.stderr and "KBT999" not in hook.stderr
+    casts = [line for line in hook.stderr.splitlines() if " GD102 " in line]
+    assert {"float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu"} <= {w for line in casts for w in line.split() if w.startswith("float8")}
+
+
+def test_fp8_casts_over_mcp_come_back_as_findings(tmp_path):
+    pytest.importorskip("mcp", reason="the MCP SDK is not installed (pip install 'opkb[agents]')")
+    from test_agents_mcp import _session
+
+    _fp8_project(tmp_path)
+
+    async def steps(c):
+        return await c.call_tool("audit", {"paths": ["g8_golden.py"], "spec": "ops/g8.yaml"})
+    answer = _session(tmp_path, steps)
+    assert not answer.is_error
+    codes = [f["code"] for f in answer.structured_content["result"]["findings"]]
+    assert codes.count("GD102") >= 3

@@ -11,6 +11,7 @@ import ast
 
 from kb_tools.audit.names import dotted
 from kb_tools.kb import vocabulary as V
+from kb_tools.numerics import dtypes
 
 # Lower-cased spellings the kernel frameworks use (PyPTO-Pro's ``DT_FP16``, ``DT_INT32``): the
 # vocabulary's aliases and the integer names.
@@ -33,7 +34,8 @@ def dtype_name(expr: ast.AST) -> str | None:
     low = parts[-1].lower().removeprefix("dt_")
     if low in ("int", "float") and parts[0] not in ("torch", "np", "numpy"):
         return None  # ``self.float`` is an attribute, not a dtype
-    return V.canonical_dtype(parts[-1]) or FRAMEWORK_DTYPES.get(low)
+    torch_name = dtypes.canonical(parts[-1]) if parts[0] == "torch" else None  # torch.float8_e8m0fnu, torch.uint16
+    return V.canonical_dtype(parts[-1]) or torch_name or FRAMEWORK_DTYPES.get(low)
 
 
 def cast_target(call: ast.Call) -> tuple[str | None, ast.AST | None] | None:
@@ -69,8 +71,9 @@ def cast_target(call: ast.Call) -> tuple[str | None, ast.AST | None] | None:
 
 
 def is_float(dtype: str | None) -> bool:
-    return dtype in V.FLOAT_DTYPES
+    """Any floating format torch has: a cast to float8_e8m0fnu is as much a cast as one to float16."""
+    return dtype in V.FLOAT_DTYPES or dtype in dtypes.FLOAT_NAMES
 
 
 def is_int(dtype: str | None) -> bool:
-    return dtype in V.INTEGER_DTYPES
+    return dtype in V.INTEGER_DTYPES or dtype in dtypes.INTEGER_NAMES

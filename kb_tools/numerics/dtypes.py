@@ -26,6 +26,10 @@ _TORCH_ALIASES = {"half": "float16", "float": "float32", "double": "float64", "s
                   "long": "int64", "cfloat": "complex64", "cdouble": "complex128", "chalf": "complex32", "bit": "uint1"}
 
 
+# The floating formats (float8 and float4 variants included) and the integers, signed and unsigned.
+FLOAT_NAMES = frozenset(n for n in WIDTHS if n.startswith(("float", "bfloat")))
+INTEGER_NAMES = frozenset(n for n in WIDTHS if n.startswith(("int", "uint")))
+
 # Every name torch spells a dtype with (``torch.half`` as well as ``torch.float16``).
 TORCH_NAMES = frozenset(WIDTHS) | frozenset(_TORCH_ALIASES)
 
