@@ -112,3 +112,14 @@ def test_a_testspec_found_by_ttk_naming_convention_shadows_the_legacy_golden(tmp
         "    tolerance = {'float16': {'standard': 'cross_check'}}\n")
     findings, error = judge_golden(op / GOLDEN, "math/conv_op/tests/assets/golden.py")
     assert error is None and [(f.line, f.code) for f in findings] == [(8, "GD107")]
+
+
+def test_a_leg_that_never_widens_half_while_the_kernel_does_is_a_warning(tmp_path):
+    op = tmp_path / "math" / "leg_op"
+    shutil.copytree(ROOT / "math" / "scale_add_good", op)
+    text = (op / GOLDEN).read_text()
+    (op / GOLDEN).write_text(text.replace("        wide = x.to(torch.float32)\n        return [(wide * 2.0).to(x.dtype)]",
+                                          "        return [x * 2.0]"))
+    findings, error = judge_golden(op / GOLDEN, "math/leg_op/tests/assets/golden.py")
+    assert error is None and [(f.line, f.code, f.severity) for f in findings] == [(25, "GD110", "warning")]  # its __call__
+    assert "never widens bfloat16, float16" in findings[0].message

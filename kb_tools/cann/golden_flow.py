@@ -151,7 +151,7 @@ def _wider_than_kernel(target: str, kernel: KernelFacts) -> bool:
     return False
 
 
-def _judge_leg(mod, entry, rel, out):
+def _judge_leg(mod, entry, rel, kernel, out):
     where = _criterion(entry, rel)
     if entry.framework.lower() != "torch":
         out.append(GoldenFinding(rel, entry.line, "GD109", "error",
@@ -173,6 +173,13 @@ def _judge_leg(mod, entry, rel, out):
         out.append(GoldenFinding(rel, line, "GD110", "error",
                                  f"{entry.key}: the third-party leg widens to {target} and never narrows back at exit; {where}",
                                  "cast every output back to its declared dtype (the input's dtype) before returning"))
+    low = sorted(set(entry.criteria) & LOW)
+    if entry.functions and not widened and low and kernel.widening == "float32":
+        # torch may still accumulate half in float inside its own kernels: a warning, not an error
+        out.append(GoldenFinding(rel, entry.functions[0].lineno, "GD110", "warning",
+                                 f"{entry.key}: the third-party leg never widens {', '.join(low)}, while the kernel computes "
+                                 f"them in float32 ({kernel.widening_at}); {where}",
+                                 "cast the half inputs to float32 where the kernel does, and narrow back at exit"))
 
 
 def judge_golden(golden: Path, rel: str | None = None) -> tuple[list[GoldenFinding], str | None]:
@@ -199,7 +206,7 @@ def judge_golden(golden: Path, rel: str | None = None) -> tuple[list[GoldenFindi
             if entry.role == "golden":
                 _judge_golden(mod, entry, rel, kernel, out)
             elif entry.mode == "three_party":
-                _judge_leg(mod, entry, rel, out)
+                _judge_leg(mod, entry, rel, kernel, out)
     except RecursionError:
         return [], f"{rel}:1: the golden nests expressions too deeply to judge"
     unique = {(f.line, f.code): f for f in out}
