@@ -199,3 +199,9 @@ def test_usage_writes_the_v3_spelling_on_request(kbt, tmp_path):
         decoded = upstream.decode(record["invariant"])
         assert decoded is not None and record["invariant"].split(":", 1)[1].startswith(f'"{decoded.page_id}/{decoded.invariant_id}" | [')
     assert upstream.spelling((tmp_path / "out" / "KB_USAGE.json").read_bytes()) == "upstream-v3"
+
+
+def test_hostile_anchors_are_not_an_encoding():
+    head = '[required_constraints:"wrapper-boundary/no-host-cast" | '
+    assert upstream.decode(head + "[" * 100_000 + "] text") is None  # nested 100,000 deep: no RecursionError
+    assert upstream.decode(head + '"' + "x" * 1_000_000) is None  # an unterminated string

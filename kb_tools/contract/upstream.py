@@ -81,7 +81,7 @@ def _decode_quoted(value: str) -> Encoded | None:
         if bar is None:
             return None
         anchors, at = _JSON.raw_decode(value, bar.end())
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: anchors nested thousands deep
         return None
     close = re.compile(r"\s*\]\s+(?=\S)", re.S).match(value, at)
     if close is None or not isinstance(req, str) or "/" not in req:
