@@ -87,3 +87,30 @@ def test_over_mcp_a_false_claim_about_the_golden_does_not_pass(newcomer):
     assert answer["exit_code"] == 1 and not answer["passed"]
     codes = {d["code"] for d in answer["diagnostics"]}
     assert {"GD102", "VF011"} <= codes
+
+
+KERNEL = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def narrow_exp_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, tl.exp(x), mask=offs < n)
+'''
+
+
+def test_an_implemented_claim_on_a_kernel_file_that_breaks_its_rule_fails(kbt, newcomer):
+    (newcomer / "kern.py").write_text(KERNEL)
+    usage = newcomer / "KB_USAGE.json"
+    doc = json.loads(usage.read_text())
+    record = next(r for r in doc["invariants"] if r["invariant_id"] == "bf16-exp-in-fp32")
+    record["implementation"].update(file="kern.py", symbol="narrow_exp_kernel")
+    usage.write_text(json.dumps(doc, indent=2))
+    result = kbt("verify", newcomer, "--root", newcomer, root=REPO)
+    assert result.code == 1
+    exp_line = _line_of(newcomer / "kern.py", "tl.exp(x)")
+    assert any(f"kern.py:{exp_line}:" in line for line in _lines(result, "KN101")), result.err
+    (claim,) = [line for line in _lines(result, "VF011") if "bf16-exp-in-fp32" in line]
+    assert f"kern.py:{exp_line}" in claim and "KN101" in claim
