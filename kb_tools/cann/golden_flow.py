@@ -82,13 +82,14 @@ def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
     files = sorted(p for p in kernel.rglob("*") if p.suffix in KERNEL_SUFFIXES) if kernel.is_dir() else []
     any_cast = widen = ""
     texts = [(path, _code_only(_read(path) or "")) for path in files[:400]]
-    double = any(_DOUBLE.search(text) for _, text in texts)
-    for path, text in texts:
-        for number, line in enumerate(text.splitlines(), 1):
-            if not widen and _WIDEN.search(line):
-                widen = f"{at(path)}:{number}"
-            if not any_cast and _ANY_CAST.search(line):
-                any_cast = f"{at(path)}:{number}"
+    double = any(("double" in text or "float64" in text) and _DOUBLE.search(text) for _, text in texts)
+    for path, text in texts:  # whole-text searches; the line is counted only for a match
+        if not widen and ("Cast" in text or "Promo" in text or "Promte" in text) and (m := _WIDEN.search(text)):
+            widen = f"{at(path)}:{text.count(chr(10), 0, m.start()) + 1}"
+        if not any_cast and ("Cast" in text or "float" in text) and (m := _ANY_CAST.search(text)):
+            any_cast = f"{at(path)}:{text.count(chr(10), 0, m.start()) + 1}"
+        if widen:
+            break
     if widen:
         return KernelFacts("float32", widen, frozenset(dtypes), double)
     if not files:

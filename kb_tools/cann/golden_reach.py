@@ -49,6 +49,7 @@ class GoldenModule:
         self.consts: dict[str, ast.AST] = {}
         self.funcs: dict[str, ast.FunctionDef] = {}
         self.classes: dict[str, ast.ClassDef] = {}
+        self._returned: dict[int, set[str]] = {}
         for node in tree.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 self.consts[node.targets[0].id] = node.value
@@ -58,6 +59,13 @@ class GoldenModule:
                 self.funcs[node.name] = node
             elif isinstance(node, ast.ClassDef):
                 self.classes[node.name] = node
+
+    def returned(self, func: ast.FunctionDef) -> set[str]:
+        """The names ``func`` returns, computed once per function."""
+        names = self._returned.get(id(func))
+        if names is None:
+            names = self._returned[id(func)] = _returned_names(func)
+        return names
 
     def resolve(self, node: ast.AST | None, depth: int = 0) -> ast.AST | None:
         """Follow a module-level name to the value it was assigned."""
@@ -230,7 +238,7 @@ class Reach:
             if (id(func), at_exit) in self.seen or (id(func), True) in self.seen:
                 continue
             self.seen.add((id(func), at_exit))
-            returned = _returned_names(func)
+            returned = self.mod.returned(func)
             for call, in_return in self._block(func.body, returned, False):
                 yield call, func, in_return and at_exit
                 name = call.func.id if isinstance(call.func, ast.Name) else ""
