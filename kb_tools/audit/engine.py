@@ -27,8 +27,9 @@ from kb_tools.files.text import read_text
 MAX_AUDIT_BYTES = 2 * 1024 * 1024
 # Python's parser holds about half a kilobyte per token while it builds the tree, so a file of
 # short tokens under the byte limit (a 1.8 MB list literal: 1.8 million tokens) took 900 MB.
-# Real code has about 0.3 tokens per byte; 450,000 tokens (~250 MB to parse) is 1.5 MB of it.
-MAX_AUDIT_TOKENS = 450_000
+# Real code has about 0.3 tokens per byte; 300,000 tokens is 1 MB of it. At 450,000 a list literal
+# audited at 357 MB peak; at 298,000 it is 256 MB (repro hostile-4/07, /usr/bin/time), under 300 MB.
+MAX_AUDIT_TOKENS = 300_000
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 STRICT_ONLY = " [strict policy: the lenient readings let this pass]"
 

@@ -225,7 +225,7 @@ class ModuleInfo:
                 texts[id(f)] = segments.of(f.node)
             return texts[id(f)]
 
-        pending = list(self.functions)
+        pending = {id(f): f for f in self.functions}  # unwalked, in order; a round removes only what it walked
         by_name = {f.name: f for f in self.functions if f.top}
         # what a call of a top-level name may run: its last def, or its def on each branch of an `if`
         runs = {name: self.variants.get(name, (f.node,)) for name, f in by_name.items()}
@@ -234,20 +234,19 @@ class ModuleInfo:
         by_word: dict[str, list] | None = None  # after the first round: the words of each unwalked function
         while True:
             if segments is None:
-                walk = pending
+                walk = list(pending.values())
             elif by_word is None:
-                walk = [f for f in pending if any(w in text_of(f) for w in cues)]
+                walk = [f for f in pending.values() if any(w in text_of(f) for w in cues)]
             else:  # later cues are function names: looked up, not searched for in every text
-                unwalked = {id(f) for f in pending}
-                walk = list({id(f): f for c in cues for f in by_word.get(c, ()) if id(f) in unwalked}.values())
+                walk = list({id(f): f for c in cues for f in by_word.get(c, ()) if id(f) in pending}.values())
             if not walk:
                 break
             for f in walk:
                 f.direct_launch, f.calls, f.local_kernels, f.choices = _host_calls(f.node, self.launchers, self.aliases)
                 for called in f.calls:
                     callers.setdefault(called, []).append(f)
-            walked = {id(f) for f in walk}
-            pending = [f for f in pending if id(f) not in walked]
+            for f in walk:
+                del pending[id(f)]
             new = self._spread([f for f in walk if f.direct_launch or any(
                 id(node) in self.launching for c in f.calls for node in runs.get(c, ()))], named, callers)
             cues = tuple(f.name for f in new if id(f.node) in named)
@@ -255,7 +254,7 @@ class ModuleInfo:
                 break
             if by_word is None and segments is not None:
                 by_word = {}
-                for f in pending:
+                for f in pending.values():
                     for word in set(re.findall(r"\w+", text_of(f))):
                         by_word.setdefault(word, []).append(f)
 
