@@ -42,3 +42,9 @@ def test_bad_golden_gives_its_code_and_good_gives_none(tmp_path, capsys, code):
 def test_the_worked_folder_is_audited_without_a_spec(capsys):
     code, found = audited(HERE / "cann_worked" / "math", capsys)
     assert code == 1 and found == ["GD110", "GD102", "GD107"]
+
+
+def test_a_golden_named_from_inside_its_folder_is_still_a_cann_golden(monkeypatch, capsys):
+    monkeypatch.chdir(HERE / "cann_worked" / "math" / "scale_add" / "tests" / "assets")
+    code, found = audited(Path("golden.py"), capsys)
+    assert code == 1 and found == ["GD110", "GD102", "GD107"]

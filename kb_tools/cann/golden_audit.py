@@ -20,7 +20,7 @@ UNCERTAIN = "GD111"
 
 def is_cann_golden(path: str) -> bool:
     """A golden.py in the CANN layout: ``tests/assets/golden.py`` of a folder with ``op_host/``."""
-    p = Path(path)
+    p = Path(path).absolute()  # a golden named from inside its own folder ("golden.py") too
     return p.as_posix().endswith(GOLDEN.as_posix()) and (p.parents[2] / "op_host").is_dir()
 
 

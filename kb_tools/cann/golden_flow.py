@@ -197,8 +197,8 @@ def judge_golden(golden: Path, rel: str | None = None) -> tuple[list[GoldenFindi
         return [], f"{rel}:1: the golden does not parse: {exc}"
     mod = GoldenModule(tree)
     suffix = GOLDEN.as_posix()
-    in_layout = golden.as_posix().endswith(suffix)
-    folder = golden.parents[2] if in_layout else golden.parent
+    absolute = golden.absolute()
+    folder = absolute.parents[2] if absolute.as_posix().endswith(suffix) else absolute.parent
     shown = rel[: -len(suffix)].rstrip("/") or "." if rel.endswith(suffix) else str(folder)
     kernel = kernel_facts(folder, shown)
     out: list[GoldenFinding] = []
