@@ -16,6 +16,7 @@ import ast
 from kb_tools.audit.casts import cast_target, dtype_name
 from kb_tools.audit.module import FUNCTION_DEFS
 from kb_tools.audit.names import dotted, qualname
+from kb_tools.audit.node_index import walk_nodes
 from kb_tools.kb import vocabulary as V
 
 DEFAULT_DTYPES = {"randn": "float32", "rand": "float32", "normal": "float32", "randint": "int64", "randperm": "int64"}
@@ -63,10 +64,11 @@ def module_values(tree: ast.Module) -> dict[str, ast.AST]:
     return {t.id: n.value for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
 
 
-def declared_dtypes(tree: ast.Module, kernels, aliases: dict[str, str]) -> dict[str, int]:
+def declared_dtypes(tree: ast.Module, nodes: list[ast.AST], kernels, aliases: dict[str, str]) -> dict[str, int]:
     """What the file declares as its inputs' dtypes (see the module docstring): each dtype
-    and the first line that declares it."""
-    kernel_ids = {id(n) for fn, _f in kernels.values() for stmt in fn.body for n in ast.walk(stmt)}
+    and the first line that declares it. ``nodes``: the tree's nodes in ``ast.walk`` order
+    (the module's index holds them)."""
+    kernel_ids = {id(n) for fn, _f in kernels.values() for stmt in fn.body for n in walk_nodes(stmt)}
     values = module_values(tree)
     found: dict[str, int] = {}
 
@@ -74,7 +76,7 @@ def declared_dtypes(tree: ast.Module, kernels, aliases: dict[str, str]) -> dict[
         for d in dtypes:
             found.setdefault(d, line)
 
-    for node in ast.walk(tree):
+    for node in nodes:
         if id(node) in kernel_ids:
             continue
         if isinstance(node, FUNCTION_DEFS):

@@ -144,7 +144,7 @@ def half_loads(ctx: FileContext) -> str | None:
     key = (ctx.path, id(ctx.tree))
     if key not in _declared_memo:
         _declared_memo.clear()
-        _declared_memo[key] = declared_dtypes(ctx.tree, ctx.module.kernels, ctx.aliases)
+        _declared_memo[key] = declared_dtypes(ctx.tree, ctx.nodes, ctx.module.kernels, ctx.aliases)
     declared = _declared_memo[key]
     floats = [d for d in declared if d in V.FLOAT_DTYPES]
     halves = [d for d in V.HALF_DTYPES if d in declared]

@@ -12,6 +12,7 @@ from kb_tools.audit.findings import RawFinding
 from kb_tools.audit.kernel_rules import bound_arguments, is_load
 from kb_tools.audit.module import launch_target
 from kb_tools.audit.names import dotted, qualname
+from kb_tools.audit.node_index import walk_nodes
 from kb_tools.audit.roles import IMPL
 
 CODE = "KN102"
@@ -36,24 +37,32 @@ def _parents(nodes: list[ast.AST]) -> dict[int, ast.AST]:
     return {id(child): node for node in nodes for child in ast.iter_child_nodes(node)}
 
 
-def _derived(nodes: list[ast.AST], param: str) -> set[str]:
-    """The parameter and every name assigned from an expression that mentions it (in the
-    function whose walk is ``nodes``), except a load (a loaded value is data, not the
-    output) or a metadata read."""
+class _Kernel:
+    """What every parameter's question reads of one kernel, read once: its nodes, each node's
+    parent, and the names each assignment reads and binds (loads and metadata reads left out:
+    a loaded value is data, not the output)."""
+
+    def __init__(self, nodes: list[ast.AST]):
+        self.nodes = nodes
+        self.parents = _parents(nodes)
+        self.flows = [({n.id for n in walk_nodes(a.value) if isinstance(n, ast.Name)},
+                       [n.id for t in a.targets for n in walk_nodes(t) if isinstance(n, ast.Name)])
+                      for a in nodes if isinstance(a, ast.Assign)
+                      and not (is_load(a.value) or (isinstance(a.value, ast.Attribute) and a.value.attr in META_ATTRS))]
+
+
+def _derived(kernel: _Kernel, param: str) -> set[str]:
+    """The parameter and every name assigned from an expression that mentions it."""
     names = {param}
-    assigns = [n for n in nodes if isinstance(n, ast.Assign)]
     changed = True
     while changed:
         changed = False
-        for a in assigns:
-            if is_load(a.value) or (isinstance(a.value, ast.Attribute) and a.value.attr in META_ATTRS):
-                continue
-            if any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(a.value)):
-                for t in a.targets:
-                    for n in ast.walk(t):
-                        if isinstance(n, ast.Name) and n.id not in names:
-                            names.add(n.id)
-                            changed = True
+        for reads, binds in kernel.flows:
+            if not reads.isdisjoint(names):
+                for name in binds:
+                    if name not in names:
+                        names.add(name)
+                        changed = True
     return names
 
 
@@ -84,12 +93,11 @@ def _use_is_store(name: ast.Name, parents: dict[int, ast.AST]) -> bool:
         node = parent
 
 
-def _stored(nodes: list[ast.AST], param: str) -> bool:
-    """Whether the kernel whose walk is ``nodes`` may write ``param`` or a name made from it."""
-    names = _derived(nodes, param)
-    parents = _parents(nodes)
-    return any(isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) and _use_is_store(n, parents)
-               for n in nodes)
+def _stored(kernel: _Kernel, param: str) -> bool:
+    """Whether the kernel may write ``param`` or a name made from it."""
+    names = _derived(kernel, param)
+    return any(isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)
+               and _use_is_store(n, kernel.parents) for n in kernel.nodes)
 
 
 def _allocations(nodes: list[ast.AST], aliases: dict[str, str]) -> dict[str, int]:
@@ -119,6 +127,7 @@ def check(ctx: FileContext) -> list[RawFinding]:
     if not kernels:
         return []
     out = []
+    read: dict[int, _Kernel] = {}  # id(kernel) -> its reading, shared by every launch and parameter
     for info in ctx.module.functions:
         nodes = ctx.walk(info.node)
         allocated = _allocations(nodes, ctx.aliases)
@@ -138,7 +147,8 @@ def check(ctx: FileContext) -> list[RawFinding]:
             uses = _uses(nodes, name)
             if any(allocated[name] < u < first for u in uses) or not any(u > last for u in uses):
                 continue  # filled or read before the launch, or never consumed after it
-            if any(_stored(ctx.walk(kernel), param.arg) for kernel, param, *_ in launches):
+            if any(_stored(read.get(id(kernel)) or read.setdefault(id(kernel), _Kernel(ctx.walk(kernel))), param.arg)
+                   for kernel, param, *_ in launches):
                 continue
             kernel, param, *_ = launches[0]
             out.append(RawFinding(param.lineno, param.col_offset, CODE,
