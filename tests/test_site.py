@@ -148,6 +148,9 @@ def test_operator_review_and_router_are_there(site):
     out, _ = site
     assert "Design review: bernoulli" in (out / "operators" / "bernoulli.html").read_text()
     assert "decide-host-work" in (out / "router.html").read_text()
+    guide = (out / "bring-your-own-operator.html").read_text()  # issue 41.7: the guide, linked from the index
+    assert "Bring your own operator" in guide and "SP040" in guide
+    assert 'href="bring-your-own-operator.html"' in (out / "index.html").read_text()
 
 
 def test_site_refuses_a_missing_notebooks_folder(kbt, tmp_path):
