@@ -129,7 +129,8 @@ def unexpected(exc: BaseException, where: str = "kbt") -> int:
 
     log = logging.getLogger("kb_tools")
     if os.environ.get("OPKB_DEBUG") and not log.handlers:
-        logging.basicConfig(level=logging.DEBUG, stream=sys.stderr)
+        log.addHandler(logging.StreamHandler(sys.stderr))
+        log.setLevel(logging.DEBUG)
     log.debug("unexpected error in %s", where, exc_info=exc)
     message = shortened(one_line_safe(f"{type(exc).__name__}: {exc}"), 300)
     print(f"{where}: KBT999 internal error, not a finding about your input ({message}); "

@@ -29,12 +29,14 @@ FAMILY_TAGS = {"WB": "wrapper-boundary", "GD": "golden", "TS": "test", "KN": "ke
 def text_report(results: list[AuditResult]) -> str:
     """One ``path:line:col: CODE message`` line per finding, the suppression summary, then
     how to fix each reported code."""
+    from kb_tools.diagnostics import one_line_safe  # a newline in a file name must not start a line of its own
+
     findings = [f for r in results for f in r.findings]
-    lines = [str(f) for f in findings]
+    lines = [one_line_safe(f) for f in findings]
     suppressed = [f for r in results for f in r.suppressed]
     if suppressed:
         lines.append(f"suppressed by `# kbt: ignore[...]` ({len(suppressed)}):")
-        lines.extend(f"  {f}" for f in suppressed)
+        lines.extend(f"  {one_line_safe(f)}" for f in suppressed)
     codes = sorted({f.code for f in findings})
     if codes:
         lines.append("how to fix:")
