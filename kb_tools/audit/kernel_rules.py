@@ -69,8 +69,11 @@ def read_inventory(path: Path) -> dict[str, str]:
     from kb_tools.files.text import read_text
     from kb_tools.files.yamlio import load_yaml
 
-    if not os.path.lexists(path):  # a KB without it would switch KN103 off without a word
-        fail(path, None, "AU031", "missing: the absent-API rule (KN103) checks kernel API names against it; restore it", EXIT_USAGE)
+    if not os.path.lexists(path):  # a KB without it would switch the absent-API rule off without a word
+        from kb_tools.audit.rules.kn103_kernel_absent_api import CODE  # here: the rule module imports this one
+
+        fail(path, None, "AU031", f"missing: the absent-API rule ({CODE}) checks kernel API names against it; restore it",
+             EXIT_USAGE)
     try:
         data = load_yaml(read_text(path, code_prefix="AU"), path, code="AU030")
     except KbErrors as exc:
