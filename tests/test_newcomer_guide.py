@@ -54,7 +54,8 @@ def shows(expected: list[str], printed: list[str]) -> bool:
 def test_the_guide_covers_each_mistake_and_each_step():
     steps = guide_steps(GUIDE.read_text())
     runs = [s for s in steps if s[0] == "run"]
-    assert [s[1].split()[1] for s in runs if s[1].startswith("kbt")] == ["usage", "usage", "usage", "compare", "audit", "verify"]
+    assert [s[1].split()[1] for s in runs if s[1].startswith("kbt")] == ["usage", "usage", "usage", "compare", "audit", "verify",
+                                                                          "audit", "compare", "verify"]
     shown = "\n".join(line for s in runs for line in s[3])
     for mistake in ("SP040", "SP030", "WB101 host cast .float()", "WB102 layout change .contiguous()", "GD102 casts to float16",
                     "the golden equals the third-party leg bit for bit"):
@@ -65,6 +66,7 @@ def test_the_guide_runs_from_an_empty_folder(tmp_path):
     work = tmp_path / "my_work"  # any name: not the operator's
     shutil.copytree(FIXTURE, work)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
+    compared = []
     for step in guide_steps(GUIDE.read_text()):
         if step[0] == "file":
             (work / step[1]).parent.mkdir(parents=True, exist_ok=True)
@@ -77,3 +79,6 @@ def test_the_guide_runs_from_an_empty_folder(tmp_path):
         assert done.returncode == status, (command, done.returncode, printed)
         assert shows(expected, printed) or shows(expected, done.stdout.splitlines() + done.stderr.splitlines()), \
             (command, expected, printed)
+        if words[:2] == ["kbt", "compare"]:
+            compared.append("equals the third-party leg bit for bit" in done.stdout)
+    assert compared == [True, False], "compare warns about the collapsed golden, and only before the fix"
