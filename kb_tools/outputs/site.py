@@ -176,7 +176,8 @@ def _index(kb: KnowledgeBase, specs: list[OpSpec], titles: dict[str, str]) -> st
             f"**Rules:** [{counts['constraint']} constraints](constraints.md), [{counts['pattern']} patterns](patterns.md), "
             f"[{counts['playbook']} playbooks](playbooks.md); [the router](router.md) maps a task to the pages to read; [the glossary](glossary.md) "
             "gives the terms in English and Chinese; [ask the KB](ask.md) in your own words, any language.\n\n"
-            + _toctree(["router", "ask", "CONTRACT", "bring-your-own-operator", "glossary"], "Start here")
+            + _toctree(["router", "ask", "CONTRACT", "bring-your-own-operator",
+                        "bring your own CANN operator <kb/playbooks/bring-your-own-cann-operator>", "glossary"], "Start here")
             + _toctree([group for _, group, *_ in _GROUPS], "Rules", depth=2)
             + _toctree(["notebooks", "operators"], "Proofs and operators", depth=2))
 
