@@ -77,7 +77,8 @@ def test_family_findings_in_json_and_sarif(kbt, tmp_path, monkeypatch):
     monkeypatch.chdir(FAMILY_FIXTURES)
     data = json.loads(kbt("audit", ".", "--format", "json").out)
     codes = {f["code"] for f in data["findings"]}
-    assert codes == {c for c in RULES if c[:2] in ("GD", "TS", "KN")}
+    cann_only = {"GD107", "GD108", "GD109", "GD110", "GD111"}  # CANN goldens only: tests/test_audit_cann.py
+    assert codes == {c for c in RULES if c[:2] in ("GD", "TS", "KN")} - cann_only
     assert all(f["fix"] == RULES[f["code"]].fix for f in data["findings"])
     run = json.loads(kbt("audit", ".", "--format", "sarif").out)["runs"][0]
     rules = {r["id"]: r for r in run["tool"]["driver"]["rules"]}
