@@ -76,8 +76,10 @@ def test_python_dash_m_and_console_script_agree():
 
 
 def test_usage_error_exit_code_is_two():
-    result = _run(sys.executable, "-m", "kb_tools", "select")
+    result = _run(sys.executable, "-m", "kb_tools", "select", "--no-such-option")
     assert result.returncode == 2 and "usage:" in result.stderr
+    bare = _run(sys.executable, "-m", "kb_tools", "select")  # no spec given, and the catalog's seven fit no code
+    assert bare.returncode == 2 and "SP040" in bare.stderr and "pass --spec ops/<op>.yaml to kbt select" in bare.stderr
 
 
 def test_kb_commands_do_not_import_heavy_libraries():

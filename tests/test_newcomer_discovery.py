@@ -137,3 +137,14 @@ def test_every_shipped_spec_has_a_criterion_for_each_dtype(kbt, tmp_path):
 
     for path in spec_files(REPO / "ops"):
         assert load_spec(path).criterion_gaps() == [], path
+
+
+def test_build_refuses_a_spec_with_a_gap_and_builds_the_others(tmp_path, kbt):
+    ops = tmp_path / "ops"
+    ops.mkdir()
+    (ops / "rmsnorm.yaml").write_text(SPEC.replace("  float32: close\n", ""))
+    (ops / "other.yaml").write_text(SPEC.replace("op: rmsnorm", "op: other"))
+    result = kbt("build", ops, "-o", tmp_path / "out")
+    assert result.code == 1
+    assert f"{ops / 'rmsnorm.yaml'}:4: SP030 dtype float32 has no entry in criteria" in result.err
+    assert (tmp_path / "out" / "other" / "KB_USAGE.json").is_file() and not (tmp_path / "out" / "rmsnorm").exists()

@@ -86,7 +86,12 @@ def _fewer_collections():
 
 
 def _build_one(spec: OpSpec, router: Router, skeletons: dict, out_dir: Path, diags: list[Diagnostic]) -> BuildRow | None:
-    """One operator's two files; its findings go to ``diags`` and give no row."""
+    """One operator's two files; its findings go to ``diags`` and give no row. A spec with a
+    dtype but no criterion is not built, as ``kbt usage`` refuses it (issue 41)."""
+    gaps = spec.criterion_gaps()
+    if gaps:
+        diags.extend(gaps)
+        return None
     try:
         selection = router.select(spec)
         target = out_dir / spec.op if spec.class_id == "." else out_dir / spec.op / spec.class_id
