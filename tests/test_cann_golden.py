@@ -123,3 +123,27 @@ def test_a_leg_that_never_widens_half_while_the_kernel_does_is_a_warning(tmp_pat
     findings, error = judge_golden(op / GOLDEN, "math/leg_op/tests/assets/golden.py")
     assert error is None and [(f.line, f.code, f.severity) for f in findings] == [(25, "GD110", "warning")]  # its __call__
     assert "never widens bfloat16, float16" in findings[0].message
+
+
+def test_methods_called_through_self_or_the_class_are_followed(tmp_path):
+    op = tmp_path / "math" / "meth_op"
+    shutil.copytree(ROOT / "math" / "scale_add_good", op)
+    (op / GOLDEN).write_text(
+        "import torch\n"
+        "__spec__ = {'meth_op': 'MethSpec'}\n"
+        "class _Leg:\n"
+        "    def _wide(self, x):\n"
+        "        return x.to(torch.float32)\n"
+        "    def __call__(self, x, **kwargs):\n"
+        "        return [self._wide(x) * 2.0]\n"
+        "class MethSpec:\n"
+        "    @staticmethod\n"
+        "    def _exit(y):\n"
+        "        return y.to(torch.float16)\n"
+        "    @staticmethod\n"
+        "    def golden(x, **kwargs):\n"
+        "        return [MethSpec._exit(torch.from_numpy(x) * 2.0)]\n"
+        "    third_party = {'torch': _Leg}\n"
+        "    tolerance = {'float16': {'standard': 'cross_check'}}\n")
+    findings, error = judge_golden(op / GOLDEN, "math/meth_op/tests/assets/golden.py")
+    assert error is None and [(f.line, f.code) for f in findings] == [(5, "GD110"), (11, "GD107")]

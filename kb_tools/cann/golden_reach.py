@@ -50,6 +50,7 @@ class GoldenModule:
         self.funcs: dict[str, ast.FunctionDef] = {}
         self.classes: dict[str, ast.ClassDef] = {}
         self._returned: dict[int, set[str]] = {}
+        self.owner: dict[int, ast.ClassDef] = {}  # a method's class, by the method's id
         for node in tree.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 self.consts[node.targets[0].id] = node.value
@@ -59,6 +60,9 @@ class GoldenModule:
                 self.funcs[node.name] = node
             elif isinstance(node, ast.ClassDef):
                 self.classes[node.name] = node
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        self.owner[id(item)] = node
 
     def returned(self, func: ast.FunctionDef) -> set[str]:
         """The names ``func`` returns, computed once per function."""
@@ -66,6 +70,20 @@ class GoldenModule:
         if names is None:
             names = self._returned[id(func)] = _returned_names(func)
         return names
+
+    def callee(self, call: ast.Call, caller: ast.FunctionDef) -> ast.FunctionDef | None:
+        """The module function or method a call runs: ``f(...)``, ``self.f(...)``/``cls.f(...)``
+        in a method, ``Class.f(...)``."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            return self.funcs.get(func.id)
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+            return None
+        base = func.value.id
+        cls = self.owner.get(id(caller)) if base in ("self", "cls") else self.classes.get(base)
+        if cls is None:
+            return None
+        return next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == func.attr), None)
 
     def resolve(self, node: ast.AST | None, depth: int = 0) -> ast.AST | None:
         """Follow a module-level name to the value it was assigned."""
@@ -241,9 +259,9 @@ class Reach:
             returned = self.mod.returned(func)
             for call, in_return in self._block(func.body, returned, False):
                 yield call, func, in_return and at_exit
-                name = call.func.id if isinstance(call.func, ast.Name) else ""
-                if name in self.mod.funcs:
-                    queue.append((self.mod.funcs[name], in_return and at_exit))
+                callee = self.mod.callee(call, func)
+                if callee is not None:
+                    queue.append((callee, in_return and at_exit))
 
     def _block(self, stmts, returned, in_return):
         for stmt in stmts:
