@@ -147,3 +147,19 @@ def test_methods_called_through_self_or_the_class_are_followed(tmp_path):
         "    tolerance = {'float16': {'standard': 'cross_check'}}\n")
     findings, error = judge_golden(op / GOLDEN, "math/meth_op/tests/assets/golden.py")
     assert error is None and [(f.line, f.code) for f in findings] == [(5, "GD110"), (11, "GD107")]
+
+
+def test_a_dtype_held_in_a_local_name_is_followed(tmp_path):
+    op = tmp_path / "math" / "local_op"
+    shutil.copytree(ROOT / "math" / "mean_two_good", op)
+    (op / GOLDEN).write_text(
+        "import numpy as np\n"
+        "__golden__ = {'kernel': {'local_op': 'g'}}\n"
+        "def g(x, **kwargs):\n"
+        "    cast_type = np.float32 if x.dtype.name == 'float16' else np.float64\n"
+        "    keep = np.float32\n"
+        "    keep = x.dtype\n"  # assigned twice: not a constant
+        "    return (x.astype(cast_type) * 2).astype(keep)\n")
+    findings, error = judge_golden(op / GOLDEN, "math/local_op/tests/assets/golden.py")
+    assert error is None and [(f.line, f.code) for f in findings] == [(7, "GD108")]
+    assert "float64" in findings[0].message

@@ -59,6 +59,9 @@ def float_dtype(node: ast.AST | None, consts: dict[str, ast.AST], depth: int = 0
         if name.endswith(".dtype") and name.split(".")[0] in DTYPE_MODULES and node.args:
             return float_dtype(node.args[0], consts, depth + 1)
         return None
+    if isinstance(node, ast.IfExp):  # either dtype may be taken: the wider one is what can go wrong
+        names = [n for n in (float_dtype(node.body, consts, depth + 1), float_dtype(node.orelse, consts, depth + 1)) if n]
+        return max(names, key=WIDTH.__getitem__) if names else None
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
         table = consts.get(node.value.id)
         key = node.slice

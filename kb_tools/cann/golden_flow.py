@@ -117,7 +117,7 @@ def _judge_golden(mod, entry, rel, kernel, out):
     ctx = Context(promoted=promoted, numpy_inputs=entry.numpy_inputs)
     where = _criterion(entry, rel)
     for call, func, exits in Reach(mod, ctx).calls(entry.functions):
-        found = cast_target(call, mod.consts)
+        found = cast_target(call, mod.scope(func))
         if not found:
             continue
         target, line = found
@@ -161,8 +161,8 @@ def _judge_leg(mod, entry, rel, kernel, out):
         return
     narrowest = min((WIDTH.get(d, 64) for d in entry.criteria), default=64)
     widened, narrows = [], False
-    for call, _, _ in Reach(mod, Context(promoted=False, numpy_inputs=False)).calls(entry.functions):
-        found = cast_target(call, mod.consts)
+    for call, func, _ in Reach(mod, Context(promoted=False, numpy_inputs=False)).calls(entry.functions):
+        found = cast_target(call, mod.scope(func))
         if found and WIDTH[found[0]] > narrowest:
             widened.append(found)
         elif found and WIDTH[found[0]] <= narrowest:

@@ -50,6 +50,7 @@ class GoldenModule:
         self.funcs: dict[str, ast.FunctionDef] = {}
         self.classes: dict[str, ast.ClassDef] = {}
         self._returned: dict[int, set[str]] = {}
+        self._scopes: dict[int, dict[str, ast.AST]] = {}
         self.owner: dict[int, ast.ClassDef] = {}  # a method's class, by the method's id
         for node in tree.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
@@ -63,6 +64,26 @@ class GoldenModule:
                 for item in node.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         self.owner[id(item)] = node
+
+    def scope(self, func: ast.FunctionDef) -> dict[str, ast.AST]:
+        """Module constants, shadowed by the names ``func`` assigns exactly once
+        (``cast_type = np.float32 if ... else np.float64``), computed once per function."""
+        found = self._scopes.get(id(func))
+        if found is None:
+            counts: dict[str, list[ast.AST]] = {}
+            for node in ast.walk(func):
+                if isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        if isinstance(target, ast.Name):
+                            counts.setdefault(target.id, []).append(node.value)
+                elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With)):
+                    for name in (n for n in ast.walk(getattr(node, "target", node)) if isinstance(n, ast.Name)):
+                        counts.setdefault(name.id, []).extend([None, None])
+            args = {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}
+            local = {k: v[0] for k, v in counts.items() if len(v) == 1 and k not in args}
+            found = self._scopes[id(func)] = {**{k: v for k, v in self.consts.items() if k not in counts and k not in args},
+                                              **local}
+        return found
 
     def returned(self, func: ast.FunctionDef) -> set[str]:
         """The names ``func`` returns, computed once per function."""
