@@ -11,7 +11,8 @@ setup: $(STAMP)
 
 # Idempotent: the venv is made once; torch (the CPU wheel these machines carry) only when
 # the venv has none; the package again only when pyproject.toml changed. The comparison loops
-# are compiled once there (numba's cache), as an install builds an extension.
+# for the legs TTK's Promote produces are compiled once there (numba's cache), a line per unit,
+# as an install builds an extension; other dtype combinations compile on their first use.
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install -q "$(TORCH)"
