@@ -54,9 +54,26 @@ class HostOperations:
         root = e.func.value
         while isinstance(root, ast.Attribute):
             root = root.value
+        if isinstance(root, ast.Call) and self.returns_torch_module(root):  # get_device_module().device(d)
+            self.emit(method_pos(e.func), *wb113.device_guard(ast.unparse(e.func)))
+            return
         if torch_name(qualname(e.func, self.aliases)) is not None or not isinstance(root, ast.Name) or root.id in self.env:
             return  # a torch call is reported as one; a local value is not a device module
         self.emit(method_pos(e.func), *wb113.device_guard(ast.unparse(e.func)))
+
+    def returns_torch_module(self, call: ast.Call) -> bool:
+        """Is ``call`` a call of a function of the audited tree whose every ``return`` hands
+        back torch or a part of it (``torch.cuda`` on one branch, ``torch.npu`` on another,
+        ``getattr(torch, name)``)? Its result is then torch by another name."""
+        func = call.func
+        found = self.defined(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+        if found is None:
+            return False
+        owner, fn = found
+        aliases = owner.info.aliases if owner is not None else self.module.aliases
+        values = [n.value for n in self.module.index.walk(fn) if isinstance(n, ast.Return)] if owner is None \
+            else [n.value for n in owner.info.index.walk(fn) if isinstance(n, ast.Return)]
+        return bool(values) and all(v is not None and _names_torch(v, aliases) for v in values)
 
     def torch_decorator(self, dec) -> None:
         """A torch decorator of the wrapper (``@torch.no_grad``, ``@torch.compiler.disable``,
@@ -189,3 +206,11 @@ class HostOperations:
         if q.startswith("torch.") and q[len("torch."):] in tb.TORCH_DTYPES:
             return True
         return isinstance(a, ast.Attribute) and a.attr == "dtype"
+
+
+def _names_torch(value, aliases: dict[str, str]) -> bool:
+    """``torch``, ``torch.cuda``, ``torch_npu``, or ``getattr(torch, name)``."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "getattr" and value.args:
+        value = value.args[0]
+    q = qualname(value, aliases)
+    return q in ("torch", "torch_npu") or torch_name(q) is not None
