@@ -92,6 +92,9 @@ def test_a_symlink_loop_and_an_unreadable_folder_end_the_search_in_one_line(tmp_
     result = kbt("usage", root / "loop" / "x.py")
     assert result.code == 2 and len(result.err.splitlines()) == 1
     assert "symlink loop" in result.err and "pass --spec ops/<op>.yaml to kbt usage" in result.err
+    (root / "ops" / "other.yaml").write_text(SPEC.replace("op: rmsnorm", "op: other").replace("code/launch.py", "loop/x.py"))
+    result = kbt("usage", root / "code" / "launch.py", "-o", tmp_path / "out")  # a spec's wrapper path in the loop
+    assert result.code == 0 and "(the spec in" in result.err
     real_scandir = os.scandir
 
     def refused(path):  # what an unreadable folder does, whoever runs the suite (root reads any folder)

@@ -119,8 +119,11 @@ def _from_ops(folder: Path, code: Path | None, flag: str) -> Found | None:
 
 def _fits(spec: OpSpec, code: Path, folder: Path) -> bool:
     """The spec names this file as its wrapper, or the file or its folder is named after the op."""
-    if spec.wrapper and (folder / spec.wrapper).resolve() == code:
-        return True
+    try:
+        if spec.wrapper and (folder / spec.wrapper).resolve() == code:
+            return True
+    except (OSError, RuntimeError):  # the wrapper's path meets a symlink loop: it names no file
+        pass
     from kb_tools.audit.family_context import op_candidates
 
     return spec.op in op_candidates(code)
