@@ -62,9 +62,8 @@ def _same_operator(usage, spec) -> None:
 def run(args):
     from pathlib import Path
 
-    from kb_tools.commands._common import emit, knowledge_base
+    from kb_tools.commands._common import emit, knowledge_base, spec_of
     from kb_tools.contract.selection import select
-    from kb_tools.commands._common import spec_of
     from kb_tools.diagnostics import EXIT_USAGE, fail
 
     kb = knowledge_base(args)
