@@ -45,10 +45,15 @@ def guide_steps(text: str) -> list[tuple]:
     return steps
 
 
+def _counted(line: str) -> str:
+    """The line with its count of records left out: it follows the KB's pages, not the guide."""
+    return re.sub(r"\b\d+ (of \d+ )?(new )?records", "N records", line)
+
+
 def shows(expected: list[str], printed: list[str]) -> bool:
-    """Every expected line (``...`` skipped) is a printed line, in order."""
-    rest = iter(printed)
-    return all(any(line == got for got in rest) for line in expected if line != "...")
+    """Every expected line (``...`` skipped) is a printed line, in order (records counted apart)."""
+    rest = iter(map(_counted, printed))
+    return all(any(_counted(line) == got for got in rest) for line in expected if line != "...")
 
 
 def test_the_guide_covers_each_mistake_and_each_step():
