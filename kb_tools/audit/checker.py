@@ -25,7 +25,7 @@ from kb_tools.audit.buffers import same_buffer
 from kb_tools.audit.evidence import element_evidence, positional, tensor_evidence, torch_name
 from kb_tools.audit.findings import RawFinding, method_pos
 from kb_tools.audit.host_ops import HostOperations
-from kb_tools.audit.kind_flow import KindFlow, declared_kind
+from kb_tools.audit.kind_flow import KindFlow, declared_kind, injected_allocators
 from kb_tools.audit.kinds import (
     K,
     P,
@@ -132,6 +132,8 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             elements = self.module.elements[id(fn)] = element_evidence(fn, self.module.index.walk(fn))
         frame = Frame(fn, fn.name, self.module.launches(fn), evidence, kernels, called_at, elements=elements)
         self.frames.append(frame)
+        # `alloc=torch.empty`: a call of the parameter is that allocation, unless the caller passed another
+        self.aliases.update({p: q for p, q in injected_allocators(fn, self.aliases).items() if p not in (given or {})})
         return self.param_kinds(fn, given or {}, frame.evidence)
 
     @property

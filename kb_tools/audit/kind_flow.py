@@ -20,8 +20,10 @@ from kb_tools.audit.kinds import (
     join,
     metadata_name,
 )
-from kb_tools.audit.names import dotted
+from kb_tools.audit.evidence import torch_name
+from kb_tools.audit.names import dotted, qualname
 from kb_tools.audit.rules import wb103_host_reshape_or_slice as wb103
+from kb_tools.audit.tables import TORCH_ALLOC
 
 
 def declared_kind(name: str, annotation, default) -> str:
@@ -42,6 +44,22 @@ def declared_kind(name: str, annotation, default) -> str:
     if isinstance(default, (ast.UnaryOp, ast.Tuple, ast.List)):
         return P
     return U
+
+
+def injected_allocators(fn, aliases: dict[str, str]) -> dict[str, str]:
+    """Parameters whose default is a torch allocation function (``alloc=torch.empty``,
+    ``factory=torch.zeros``), by name -> the torch name they stand for."""
+    a = fn.args
+    positional = a.posonlyargs + a.args
+    pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults))
+    pairs += [(p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+    out = {}
+    for param, default in pairs:
+        q = qualname(default, aliases)
+        name = torch_name(q)
+        if name == "empty" or name in TORCH_ALLOC:
+            out[param.arg] = q
+    return out
 
 
 class KindFlow:
