@@ -110,6 +110,8 @@ def test_lint_finds_a_code_without_page_or_fixtures(tmp_path):
     partial = tmp_path / "repo"
     shutil.copytree(FAMILY_FIXTURES, partial / "tests" / "fixtures" / "audit_families")
     (partial / "tests" / "fixtures" / "audit_families" / "plain" / "KN103_good.py").unlink()
+    (partial / "kb").mkdir()  # a KB without its inventory is AU031 (repro 04), not what this case is about
+    shutil.copy(REPO / "kb" / "api_inventory.yaml", partial / "kb" / "api_inventory.yaml")
     _, diags = check_rule_codes(LintContext(partial, kb))
     messages = {(d.code, d.message.split()[1]) for d in diags}
     assert ("LN044", "KN103") in messages and ("LN044", "WB101") in messages  # WB fixtures are not in the copy
