@@ -163,6 +163,20 @@ class Tools:
         out["markdown"] = "\n".join(out.pop("output", []))
         return out
 
+    def spec(self, path: str) -> dict[str, Any]:
+        """``kbt spec PATH --format json``: a CANN operator folder, category or repository read as
+        specs, so an agent can start from a CANN folder. One process (--jobs=1): the server's
+        process is not forked into a pool."""
+        return self._run(["spec", self._path(path, "path"), "--format", "json", "--jobs=1"], json_output=True)
+
+
+def tool_names() -> tuple[str, ...]:
+    """The tools served: one per command below, ``spec`` once its command is installed."""
+    from kb_tools.commands import command_names
+
+    served = ("route", "page", "select", "usage", "check_usage", "verify", "audit", "compare", "review")
+    return served + (("spec",) if "spec" in command_names() else ())
+
 
 def build_server(root: Path, kb_root: Path, *, time_limit: float = DEFAULT_TIME_LIMIT, max_request_bytes: int | None = None):
     """The MCPServer: one tool per command, one resource per page, one prompt per role. Each
@@ -177,7 +191,7 @@ def build_server(root: Path, kb_root: Path, *, time_limit: float = DEFAULT_TIME_
     tools = Tools(root, kb_root)
     server = MCPServer("opkb", instructions="opkb: route operator rules, fill and check KB_USAGE.json, audit "
                        "wrappers, compare tensors. Paths are relative to the server's root.")
-    for name in ("route", "page", "select", "usage", "check_usage", "verify", "audit", "compare", "review"):
+    for name in tool_names():
         server.add_tool(_on_the_loop(getattr(tools, name), time_limit), name=name, annotations=_annotations(name),
                         description=_DESCRIPTIONS[name] + _limits(name, time_limit, max_request_bytes), structured_output=True)
     kb = load_kb(kb_root)
@@ -203,6 +217,8 @@ _DESCRIPTIONS = {
     "audit": "Audit Python files or folders: wrappers, goldens, tests, kernels (kbt audit --format json).",
     "compare": "Judge saved DUT/golden/third-party tensors by a TTK criterion (kbt compare --format json).",
     "review": "The design-review walkthrough of one operator as Markdown (kbt review).",
+    "spec": "Read a CANN operator folder, category or repository as specs: dtypes, criteria, uncovered and stale "
+            "dtypes, three-party or not, golden framework, each with its source line (kbt spec --format json).",
 }
 
 
