@@ -1,0 +1,170 @@
+"""The dtypes an OpDef registers, read from ``op_host/<op>_def.cpp`` without compiling it.
+
+A tolerant reader: comments and strings are blanked, each ``this->Input/Output("name")`` chain's
+``.DataType(...)`` / ``.DataTypeList(...)`` / ``.Follow(...)`` is read, and a dtype list named by
+a vector declared above the class or by a plain ``#define`` is followed. Anything else is
+reported with ``path:line`` as unresolved; nothing is guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MAX_BYTES = 4 * 1024 * 1024
+
+# ge::DT_* -> TTK's dtype names (hicann/ops-test-kit uses numpy/torch spellings)
+DT_NAMES = {
+    "DT_FLOAT": "float32", "DT_FLOAT16": "float16", "DT_BF16": "bfloat16", "DT_DOUBLE": "float64",
+    "DT_INT8": "int8", "DT_INT16": "int16", "DT_INT32": "int32", "DT_INT64": "int64",
+    "DT_UINT8": "uint8", "DT_UINT16": "uint16", "DT_UINT32": "uint32", "DT_UINT64": "uint64",
+    "DT_BOOL": "bool", "DT_COMPLEX64": "complex64", "DT_COMPLEX128": "complex128",
+    "DT_COMPLEX32": "complex32", "DT_FLOAT8_E4M3FN": "float8_e4m3fn", "DT_FLOAT8_E5M2": "float8_e5m2",
+    "DT_HIFLOAT8": "hifloat8", "DT_INT4": "int4", "DT_UINT1": "uint1", "DT_STRING": "string",
+    "DT_FLOAT4_E2M1": "float4_e2m1", "DT_FLOAT4_E1M2": "float4_e1m2", "DT_FLOAT8_E8M0": "float8_e8m0",
+}
+
+_BLANK = re.compile(r"/\*.*?\*/|//[^\n]*|\"(?:\\.|[^\"\\\n])*\"", re.S)
+_STRING = re.compile(r"\"((?:\\.|[^\"\\\n])*)\"")
+_CHAIN = re.compile(r"\b(Input|Output|DynamicInput|DynamicOutput)\s*\(\s*\"([^\"]*)\"\s*\)")
+_METHOD = re.compile(r"\.\s*(DataType|DataTypeList|Follow)\s*\(")
+_DT = re.compile(r"\bDT_[A-Z0-9_]+\b")
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+((?:[^\n]*\\\n)*[^\n]*)", re.M)
+_ASSIGN = re.compile(r"\b([A-Za-z_]\w*)\s*(?:=\s*|(?=\{))\{")
+_SEQUENCE = re.compile(r"\b\w+\s*\.\s*GetSequence\s*\(\s*\"(\w+)\"\s*\)")  # a generator naming a vector
+_ADDCONFIG = re.compile(r"AddConfig\s*\(\s*\"([^\"]+)\"")
+
+
+@dataclass
+class Tensor:
+    """One input or output with the dtypes it registers (empty when unresolved)."""
+
+    name: str
+    kind: str  # "input" or "output"
+    dtypes: list[str]
+    line: int
+    follows: str = ""
+    unresolved: str = ""
+
+
+@dataclass
+class OpDef:
+    """What one ``*_def.cpp`` declares: its tensors, SoCs, and what could not be resolved."""
+
+    path: str
+    tensors: list[Tensor] = field(default_factory=list)
+    socs: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def outputs(self) -> list[Tensor]:
+        return [t for t in self.tensors if t.kind == "output"]
+
+
+def _blank(text: str) -> str:
+    """Comments blanked and strings kept only where a chain names a tensor, lines kept."""
+    def sub(m: re.Match) -> str:
+        s = m.group(0)
+        return s if s.startswith('"') else "\n" * s.count("\n")
+    return _BLANK.sub(sub, text)
+
+
+def _balanced(text: str, start: int, limit: int = 20000) -> int:
+    """Index just past the parenthesis closing the one opened before ``start``; -1 when unbalanced."""
+    depth = 1
+    end = min(len(text), start + limit)
+    i = start
+    while i < end:
+        c = text[i]
+        if c in "({":
+            depth += 1
+        elif c in ")}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        elif c == ";" and depth <= 1:
+            return -1
+        i += 1
+    return -1
+
+
+def _lists(text: str) -> dict[str, str]:
+    """Names bound to a brace list (vectors declared above the class) or a plain macro."""
+    found = {m.group(1): m.group(2).replace("\\\n", " ") for m in _DEFINE.finditer(text)}
+    for m in _ASSIGN.finditer(text):
+        end = _balanced(text, m.end())
+        if end > 0 and m.group(1) not in ("DataType", "Format"):
+            found.setdefault(m.group(1), text[m.end() - 1:end])
+    return found
+
+
+def _resolve(arg: str, names: dict[str, str], depth: int = 0) -> list[str] | None:
+    """The DT names an argument denotes, or None when a name in it cannot be followed."""
+    arg = _SEQUENCE.sub(lambda m: m.group(1), arg.strip())
+    dts = _DT.findall(arg)
+    rest = _DT.sub("", arg).replace("ge::", "")
+    idents = [w for w in re.findall(r"[A-Za-z_]\w*", rest) if w not in ("std", "vector", "DataType", "ge", "const", "static")]
+    if not idents:
+        return [DT_NAMES.get(d, d.lower()[3:]) for d in dts]
+    if depth > 6:
+        return None
+    out = [DT_NAMES.get(d, d.lower()[3:]) for d in dts]
+    for word in idents:
+        if word not in names:
+            return None
+        sub = _resolve(names[word], names, depth + 1)
+        if sub is None:
+            return None
+        out += sub
+    return out
+
+
+def read_opdef(path: Path, shown: str) -> OpDef:
+    """Read one OpDef file; ``shown`` is how its path is printed in ``path:line``."""
+    result = OpDef(shown)
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            result.problems.append(f"{shown}:1: OpDef larger than {MAX_BYTES} bytes, not read")
+            return result
+        raw = path.read_bytes().decode("utf-8-sig", "replace")
+    except OSError as exc:
+        result.problems.append(f"{shown}:1: cannot read the OpDef ({exc.strerror})")
+        return result
+    text = _blank(raw)
+    names = _lists(text)
+    result.socs = list(dict.fromkeys(_ADDCONFIG.findall(text)))
+    chains = list(_CHAIN.finditer(text))
+    for i, m in enumerate(chains):
+        kind = "output" if "Output" in m.group(1) else "input"
+        line = text.count("\n", 0, m.start()) + 1
+        stop = chains[i + 1].start() if i + 1 < len(chains) else len(text)
+        semi = text.find(";", m.end(), stop)
+        body_end = semi if semi >= 0 else stop
+        tensor = Tensor(m.group(2), kind, [], line)
+        for call in _METHOD.finditer(text, m.end(), body_end):
+            end = _balanced(text, call.end())
+            cline = text.count("\n", 0, call.start()) + 1
+            if end < 0:
+                tensor.unresolved = f"{shown}:{cline}: unbalanced .{call.group(1)}( for {kind} '{m.group(2)}'"
+                break
+            arg = text[call.end():end - 1]
+            if call.group(1) == "Follow":
+                tensor.follows = (_STRING.findall(arg) or [arg.strip()])[0]
+                continue
+            dtypes = _resolve(arg, names)
+            if dtypes is None:
+                tensor.unresolved = (f"{shown}:{cline}: {kind} '{m.group(2)}' dtypes '{' '.join(arg.split())[:60]}' "
+                                     "not resolved (not a brace list, declared vector or plain macro)")
+            else:
+                tensor.dtypes += dtypes
+        result.tensors.append(tensor)
+    by_name = {t.name: t for t in result.tensors}
+    for t in result.tensors:  # a Follow takes the followed tensor's dtypes
+        if t.follows and not t.dtypes and not t.unresolved:
+            src = by_name.get(t.follows)
+            if src and src.dtypes:
+                t.dtypes = list(src.dtypes)
+            else:
+                t.unresolved = f"{shown}:{t.line}: {t.kind} '{t.name}' follows '{t.follows}', whose dtypes are unknown"
+    result.problems += [t.unresolved for t in result.tensors if t.unresolved]
+    return result

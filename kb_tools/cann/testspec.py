@@ -1,0 +1,100 @@
+"""The criteria a folder's ``tests/assets/golden.py`` declares and TTK reaches, read with ``ast``.
+
+The golden is parsed, never imported. TTK's entries (``__spec__`` classes, convention-named
+classes, legacy ``__golden__`` functions) come from ``golden_reach.entries``, which follows
+hicann/ops-test-kit ``ttk/test_spec/loader.py``; a tolerance no reached class uses is no criterion.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kb_tools.cann.golden_reach import GoldenModule, entries
+
+MAX_BYTES = 4 * 1024 * 1024
+_FRAMEWORKS = {"torch": "torch", "numpy": "numpy", "tensorflow": "tf"}
+
+
+@dataclass
+class TestSpecFacts:
+    """Reached criteria ({dtype: (standard, line)}), the golden's framework, and problems."""
+
+    criteria: dict[str, tuple[str, int]] = field(default_factory=dict)
+    framework: str = "unknown"
+    framework_line: int = 0
+    entries: int = 0
+    legacy: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def _decode(data: bytes) -> str:
+    """UTF-8 (a BOM dropped), else GBK, else UTF-8 with replacement: real goldens carry all three."""
+    for codec in ("utf-8-sig", "gbk"):
+        try:
+            return data.decode(codec)
+        except UnicodeDecodeError:
+            continue
+    return data.decode("utf-8", "replace")
+
+
+def _framework(tree: ast.Module) -> tuple[str, int]:
+    """torch, numpy, tf or mixed, from the imports the golden's module makes."""
+    seen: dict[str, int] = {}
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        for name in names:
+            fw = _FRAMEWORKS.get(name.split(".")[0])
+            if fw:
+                seen.setdefault(fw, node.lineno)
+    if not seen:
+        return "unknown", 0
+    if len(seen) == 1:
+        return next(iter(seen.items()))
+    frameworks = set(seen) - {"numpy"}  # numpy beside a framework mostly moves data in and out
+    if len(frameworks) == 1:
+        fw = frameworks.pop()
+        return fw, seen[fw]
+    return "mixed", min(seen.values())
+
+
+def read_testspec(path: Path, shown: str, op: str) -> TestSpecFacts:
+    """Read one golden.py; ``shown`` is how its path is printed, ``op`` the folder's name."""
+    facts = TestSpecFacts()
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            facts.problems.append(f"{shown}:1: golden larger than {MAX_BYTES} bytes, not read")
+            return facts
+        text = _decode(path.read_bytes())
+        tree = ast.parse(text, filename=shown)
+    except OSError as exc:
+        facts.problems.append(f"{shown}:1: cannot read the golden ({exc.strerror})")
+        return facts
+    except SyntaxError as exc:
+        facts.problems.append(f"{shown}:{exc.lineno or 1}: syntax error in the golden: {exc.msg}")
+        return facts
+    except (RecursionError, MemoryError, ValueError):
+        facts.problems.append(f"{shown}:1: golden too deeply nested to parse")
+        return facts
+    facts.framework, facts.framework_line = _framework(tree)
+    try:
+        found = entries(GoldenModule(tree), op)
+    except RecursionError:
+        facts.problems.append(f"{shown}:1: golden too deeply nested to read")
+        return facts
+    for entry in found:
+        if entry.role != "golden":
+            continue
+        facts.entries += 1
+        facts.legacy += not entry.criteria and entry.mode == "two_party"
+        for dtype, (standard, line) in entry.criteria.items():
+            facts.criteria.setdefault(dtype, (standard, line))
+        if entry.mode == "unknown":
+            facts.problems.append(f"{shown}:{entry.tolerance_line or entry.line}: tolerance of '{entry.key}' "
+                                  "is not a literal dict (or a module constant holding one); criteria not read")
+    return facts

@@ -1,0 +1,91 @@
+"""``kbt spec PATH``: a CANN operator folder, category or repository read as specs (kb_tools.cann)."""
+
+NAME = "spec"
+HELP = "read CANN operator folders (op_host OpDef, TestSpec golden, TTK cases, kernel) as specs"
+
+PARALLEL_FROM = 8  # below this many folders a pool costs more than it saves
+
+
+def configure(parser):
+    parser.add_argument("path", help="an operator folder, a category folder, or a whole operator repository")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="text table (default) or JSON")
+    parser.add_argument("--jobs", type=int, default=0, help="worker processes (default: the CPUs; 1: serial)")
+
+
+def _read(item):
+    from kb_tools.cann import read_operator
+    folder, shown, rel = item
+    facts = read_operator(folder, shown)
+    facts.folder = rel  # the JSON's folder is relative to PATH; sources stay openable paths
+    return facts
+
+
+def read_all(path: str, jobs: int = 0, progress=None):
+    """OperatorFacts for every operator under ``path``, in folder order whatever ``jobs`` is."""
+    import os
+    from pathlib import Path
+
+    from kb_tools.cann import find_operators
+
+    base = Path(path)
+    folders = find_operators(base)
+    items = []
+    for f in folders:
+        rel = f.relative_to(base).as_posix()
+        shown = path.rstrip("/") or "/" if rel == "." else (f"{path.rstrip('/')}/{rel}" if path not in (".", "") else rel)
+        items.append((f, shown, rel))
+    jobs = jobs or os.cpu_count() or 1
+    out = []
+    if jobs > 1 and len(items) >= PARALLEL_FROM:
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for i, facts in enumerate(pool.map(_read, items, chunksize=8), 1):
+                out.append(facts)
+                if progress:
+                    progress(i, len(items))
+    else:
+        for i, item in enumerate(items, 1):
+            out.append(_read(item))
+            if progress:
+                progress(i, len(items))
+    return out
+
+
+def _table(facts) -> str:
+    rows = [("op", "folder", "dtypes", "criteria", "uncovered", "stale", "3-party", "untested", "golden")]
+    for f in facts:
+        crit = ", ".join(f"{d}:{s}" for d, s in f.criteria.items()) or "-"
+        rows.append((f.op, f.folder, ", ".join(f.dtypes) or "-", crit, ", ".join(f.uncovered) or "-",
+                     ", ".join(f.stale) or "-", "yes" if f.three_party else "no", ", ".join(f.untested) or "-",
+                     f.golden_framework))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+
+
+def run(args):
+    import json
+    import sys
+    from pathlib import Path
+
+    if not Path(args.path).is_dir():
+        print(f"{args.path}:1: SP050 not a folder; give an operator folder, a category or a repository", file=sys.stderr)
+        return 2
+    many = not (Path(args.path) / "op_host").is_dir()
+
+    def progress(i, n):
+        if many and sys.stderr.isatty() or many and (i == n or i % 50 == 0):
+            print(f"kbt spec: {i}/{n} operators", file=sys.stderr)
+
+    facts = read_all(args.path, args.jobs, progress)
+    if not facts:
+        print(f"{args.path}:1: SP051 no operator folder (a folder with op_host/) here", file=sys.stderr)
+        return 1
+    if args.format == "json":
+        text = json.dumps({"operators": [f.as_json() for f in facts]}, indent=2, ensure_ascii=False)
+    else:
+        text = _table(facts)
+    sys.stdout.write(text + "\n")
+    problems = [p for f in facts for p in f.problems]
+    for line in problems:
+        print(" ".join(line.split()), file=sys.stderr)
+    return 1 if problems else 0
