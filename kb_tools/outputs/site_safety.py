@@ -14,6 +14,8 @@ import re
 
 # The one page whose raw HTML opkb writes whole (kb_tools.search.askpage).
 TRUSTED_PAGES = frozenset({"ask"})
+# opkb's own notebooks, executed by kbt notebooks: their outputs (a DataFrame's table) are HTML it made.
+TRUSTED_FOLDERS = ("notebooks/",)
 _OWN_MARKUP = re.compile(r'<details class="opkb-fold"( open)?>\s*<summary>[^<>]*</summary>|</details>')
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
        "font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'")
@@ -22,13 +24,14 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';
 def _raw_html_as_text(document, docname: str) -> None:
     from docutils import nodes
 
-    if docname in TRUSTED_PAGES:
+    if docname in TRUSTED_PAGES or docname.startswith(TRUSTED_FOLDERS):
         return
     for node in list(document.findall(nodes.raw)):
         if "html" not in node.get("format", "").split() or _OWN_MARKUP.fullmatch(node.astext().strip()):
             continue
-        text = nodes.Text(node.astext())
-        node.replace_self(nodes.paragraph("", "", text) if isinstance(node.parent, (nodes.section, nodes.document)) else text)
+        inline = isinstance(node.parent, nodes.TextElement)  # inside a paragraph, a title, a table cell's text
+        kind = nodes.inline if inline else nodes.paragraph
+        node.replace_self(kind("", "", nodes.Text(node.astext()), classes=list(node["classes"])))
 
 
 def _transform():
