@@ -33,6 +33,9 @@ _DT = re.compile(r"\bDT_[A-Z0-9_]+\b")
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+((?:[^\n]*\\\n)*[^\n]*)", re.M)
 _ASSIGN = re.compile(r"\b([A-Za-z_]\w*)\s*(?:=\s*|(?=\{))\{")
 _SEQUENCE = re.compile(r"\b\w+\s*\.\s*GetSequence\s*\(\s*\"(\w+)\"\s*\)")  # a generator naming a vector
+_RANGE = re.compile(r"(?:std::)?vector\s*<[^<>]*>\s*\(\s*(\w+)\s*\.\s*c?begin\s*\(\s*\)\s*,\s*\1\s*\.\s*c?end\s*\(\s*\)\s*\)")
+_FILLED = re.compile(r"(?:(?:std::)?vector\s*<[^<>]*>)?\s*\(\s*[\w.]+\s*(?:\(\s*\))?\s*,\s*((?:ge::)?DT_[A-Z0-9_]+)\s*\)")
+_BUILT = re.compile(r"\b(\w+)\s*(?:=\s*(?:std::)?vector\s*<[^<>;]*>\s*)?(\([^;{}]*?\))\s*;")
 _ADDCONFIG = re.compile(r"AddConfig\s*\(\s*\"([^\"]+)\"")
 
 
@@ -89,8 +92,11 @@ def _balanced(text: str, start: int, limit: int = 20000) -> int:
 
 
 def _lists(text: str) -> dict[str, str]:
-    """Names bound to a brace list (vectors declared above the class) or a plain macro."""
+    """Names bound to a brace list (vectors declared above the class), to a vector built from
+    another (``= std::vector<...>(V.size(), ge::DT_X)``, ``name(n, ge::DT_X)``) or a plain macro."""
     found = {m.group(1): m.group(2).replace("\\\n", " ") for m in _DEFINE.finditer(text)}
+    for m in _BUILT.finditer(text):
+        found.setdefault(m.group(1), m.group(2))
     for m in _ASSIGN.finditer(text):
         end = _balanced(text, m.end())
         if end > 0 and m.group(1) not in ("DataType", "Format"):
@@ -101,6 +107,8 @@ def _lists(text: str) -> dict[str, str]:
 def _resolve(arg: str, names: dict[str, str], depth: int = 0) -> list[str] | None:
     """The DT names an argument denotes, or None when a name in it cannot be followed."""
     arg = _SEQUENCE.sub(lambda m: m.group(1), arg.strip())
+    arg = _RANGE.sub(lambda m: m.group(1), arg)  # vector(V.begin(), V.end()) is V
+    arg = _FILLED.sub(lambda m: m.group(1), arg)  # vector(V.size(), ge::DT_X) holds only DT_X
     dts = _DT.findall(arg)
     rest = _DT.sub("", arg).replace("ge::", "")
     idents = [w for w in re.findall(r"[A-Za-z_]\w*", rest) if w not in ("std", "vector", "DataType", "ge", "const", "static")]

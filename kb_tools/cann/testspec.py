@@ -39,24 +39,38 @@ def _decode(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
 
+def _root(node: ast.AST) -> str:
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
 def _framework(tree: ast.Module) -> tuple[str, int]:
-    """torch, numpy, tf or mixed, from the imports the golden's module makes."""
-    seen: dict[str, int] = {}
+    """torch, numpy, tf or mixed: the frameworks whose functions the golden calls (a module
+    imported only for a dtype, ``tensorflow.bfloat16``, computes nothing); numpy beside one
+    framework only moves data in and out."""
+    alias: dict[str, str] = {}
+    imported: dict[str, int] = {}
     for node in ast.walk(tree):
-        names = []
         if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
+            for a in node.names:
+                fw = _FRAMEWORKS.get(a.name.split(".")[0])
+                if fw:
+                    alias[(a.asname or a.name).split(".")[0]] = fw
+                    imported.setdefault(fw, node.lineno)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module]
-        for name in names:
-            fw = _FRAMEWORKS.get(name.split(".")[0])
+            fw = _FRAMEWORKS.get(node.module.split(".")[0])
             if fw:
-                seen.setdefault(fw, node.lineno)
+                alias.update({a.asname or a.name: fw for a in node.names})
+                imported.setdefault(fw, node.lineno)
+    called: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and (fw := alias.get(_root(node.func))):
+            called.setdefault(fw, imported[fw])
+    seen = called or imported
     if not seen:
         return "unknown", 0
-    if len(seen) == 1:
-        return next(iter(seen.items()))
-    frameworks = set(seen) - {"numpy"}  # numpy beside a framework mostly moves data in and out
+    frameworks = set(seen) - {"numpy"} or {"numpy"}
     if len(frameworks) == 1:
         fw = frameworks.pop()
         return fw, seen[fw]

@@ -1,0 +1,46 @@
+"""Score kb_tools.cann.read_operator against the hand labels (benchmarks/cann/labels-ops-math.yaml).
+
+Usage: python benchmarks/cann/score_facts.py REPO_ROOT [LABELS]
+REPO_ROOT is a checkout of the labelled repository at the labelled commit. An operator is right
+when all seven facts equal its label (lists compared as sets); the per-fact numbers and every
+disagreement are printed too.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import yaml
+
+from kb_tools.cann import read_operator
+
+FACTS = ("dtypes", "criteria", "uncovered", "stale", "three_party", "untested", "golden_framework")
+
+
+def _norm(value):
+    return sorted(value) if isinstance(value, list) else value
+
+
+def main(argv: list[str]) -> int:
+    root = Path(argv[0])
+    labels_path = Path(argv[1]) if len(argv) > 1 else Path(__file__).with_name("labels-ops-math.yaml")
+    labels = yaml.safe_load(labels_path.read_text(encoding="utf-8"))["operators"]
+    right_ops, per_fact = 0, dict.fromkeys(FACTS, 0)
+    for folder, want in labels.items():
+        got = read_operator(root / folder, folder).as_json()
+        wrong = [f for f in FACTS if _norm(got[f]) != _norm(want[f])]
+        for f in FACTS:
+            per_fact[f] += f not in wrong
+        right_ops += not wrong
+        for f in wrong:
+            print(f"{folder}: {f}: got {_norm(got[f])} want {_norm(want[f])}")
+    n = len(labels)
+    print(f"operators with every fact right: {right_ops}/{n} = {right_ops / n:.3f}")
+    for f in FACTS:
+        print(f"  {f}: {per_fact[f]}/{n}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
