@@ -1,7 +1,7 @@
 # %% [markdown]
 # # Random statistics: reproducible, and indistinguishable from Bernoulli(p)
 #
-# **Rule** ([packed-mask-expansion](../kb/patterns/packed-mask-expansion.md), seed 001 §3.2.1,
+# **Rule** ([random-op-verification](../kb/constraints/random-op-verification.md), seed 001 §3.2.1,
 # §5.1, §5.2): a random operator is accepted by statistics, not by element-wise equality with
 # another platform. A fixed seed and offset reproduce the output exactly (same checksum); a changed
 # seed or offset changes it; and every (dtype, p) case passes a 99 % Wilson interval and a
