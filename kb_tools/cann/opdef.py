@@ -31,11 +31,9 @@ _CHAIN = re.compile(r"\b(Input|Output|DynamicInput|DynamicOutput)\s*\(\s*\"([^\"
 _METHOD = re.compile(r"\.\s*(DataType|DataTypeList|Follow)\s*\(")
 _DT = re.compile(r"\bDT_[A-Z0-9_]+\b")
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+((?:[^\n]*\\\n)*[^\n]*)", re.M)
-_ASSIGN = re.compile(r"\b([A-Za-z_]\w*)\s*(?:=\s*|(?=\{))\{")
 _SEQUENCE = re.compile(r"\b\w+\s*\.\s*GetSequence\s*\(\s*\"(\w+)\"\s*\)")  # a generator naming a vector
 _RANGE = re.compile(r"(?:std::)?vector\s*<[^<>]*>\s*\(\s*(\w+)\s*\.\s*c?begin\s*\(\s*\)\s*,\s*\1\s*\.\s*c?end\s*\(\s*\)\s*\)")
 _FILLED = re.compile(r"(?:(?:std::)?vector\s*<[^<>]*>)?\s*\(\s*[\w.]+\s*(?:\(\s*\))?\s*,\s*((?:ge::)?DT_[A-Z0-9_]+)\s*\)")
-_BUILT = re.compile(r"\b(\w+)\s*(?:=\s*(?:std::)?vector\s*<[^<>;]*>\s*)?(\([^;{}]*?\))\s*;")
 _ADDCONFIG = re.compile(r"AddConfig\s*\(\s*\"([^\"]+)\"")
 
 
@@ -72,39 +70,59 @@ def _blank(text: str) -> str:
     return _BLANK.sub(sub, text)
 
 
+_BRACKET = re.compile(r"[(){};]")
+
+
 def _balanced(text: str, start: int, limit: int = 20000) -> int:
-    """Index just past the parenthesis closing the one opened before ``start``; -1 when unbalanced."""
+    """Index just past the bracket closing the one opened before ``start``; -1 when unbalanced
+    (a ``;`` at the outer level, or nothing closes within ``limit`` characters)."""
     depth = 1
-    end = min(len(text), start + limit)
-    i = start
-    while i < end:
-        c = text[i]
+    for m in _BRACKET.finditer(text, start, min(len(text), start + limit)):
+        c = m.group(0)
         if c in "({":
             depth += 1
         elif c in ")}":
             depth -= 1
             if depth == 0:
-                return i + 1
-        elif c == ";" and depth <= 1:
+                return m.end()
+        elif depth <= 1:
             return -1
-        i += 1
     return -1
 
 
-def _lists(text: str) -> dict[str, str]:
+class _Names:
     """Names bound to a brace list (vectors declared above the class), to a vector built from
-    another (``= std::vector<...>(V.size(), ge::DT_X)``, ``name(n, ge::DT_X)``) or a plain macro."""
-    found = {m.group(1): m.group(2).replace("\\\n", " ") for m in _DEFINE.finditer(text)}
-    for m in _BUILT.finditer(text):
-        found.setdefault(m.group(1), m.group(2))
-    for m in _ASSIGN.finditer(text):
-        end = _balanced(text, m.end())
-        if end > 0 and m.group(1) not in ("DataType", "Format"):
-            found.setdefault(m.group(1), text[m.end() - 1:end])
-    return found
+    another (``= std::vector<...>(V.size(), ge::DT_X)``, ``name(n, ge::DT_X)``) or a plain macro;
+    each looked up only when a DataType names it."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.found = {m.group(1): m.group(2).replace("\\\n", " ") for m in _DEFINE.finditer(text)}
+
+    def __contains__(self, name: str) -> bool:
+        return self.get(name) is not None
+
+    def __getitem__(self, name: str) -> str:
+        return self.get(name) or ""
+
+    def get(self, name: str) -> str | None:
+        if name not in self.found:
+            self.found[name] = None
+            pattern = re.compile(r"\b" + re.escape(name) + r"\s*(?:=\s*|(?=\{))\{")
+            for m in pattern.finditer(self.text):
+                end = _balanced(self.text, m.end())
+                if end > 0:
+                    self.found[name] = self.text[m.end() - 1:end]
+                    break
+            else:
+                built = re.compile(r"\b" + re.escape(name) + r"\s*(?:=\s*(?:std::)?vector\s*<[^<>;]*>\s*)?(\([^;{}]*?\))\s*;")
+                m = built.search(self.text)
+                if m:
+                    self.found[name] = m.group(1)
+        return self.found[name]
 
 
-def _resolve(arg: str, names: dict[str, str], depth: int = 0) -> list[str] | None:
+def _resolve(arg: str, names: "_Names", depth: int = 0) -> list[str] | None:
     """The DT names an argument denotes, or None when a name in it cannot be followed."""
     arg = _SEQUENCE.sub(lambda m: m.group(1), arg.strip())
     arg = _RANGE.sub(lambda m: m.group(1), arg)  # vector(V.begin(), V.end()) is V
@@ -139,7 +157,7 @@ def read_opdef(path: Path, shown: str) -> OpDef:
         result.problems.append(f"{shown}:1: cannot read the OpDef ({exc.strerror})")
         return result
     text = _blank(raw)
-    names = _lists(text)
+    names = _Names(text)
     result.socs = list(dict.fromkeys(_ADDCONFIG.findall(text)))
     chains = list(_CHAIN.finditer(text))
     for i, m in enumerate(chains):

@@ -51,8 +51,11 @@ def _framework(tree: ast.Module) -> tuple[str, int]:
     framework only moves data in and out."""
     alias: dict[str, str] = {}
     imported: dict[str, int] = {}
+    calls: list[ast.Call] = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.Call):
+            calls.append(node)
+        elif isinstance(node, ast.Import):
             for a in node.names:
                 fw = _FRAMEWORKS.get(a.name.split(".")[0])
                 if fw:
@@ -64,8 +67,8 @@ def _framework(tree: ast.Module) -> tuple[str, int]:
                 alias.update({a.asname or a.name: fw for a in node.names})
                 imported.setdefault(fw, node.lineno)
     called: dict[str, int] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and (fw := alias.get(_root(node.func))):
+    for node in calls:
+        if (fw := alias.get(_root(node.func))):
             called.setdefault(fw, imported[fw])
     seen = called or imported
     if not seen:
