@@ -151,3 +151,12 @@ def test_build_refuses_a_spec_with_a_gap_and_builds_the_others(tmp_path, kbt):
     assert result.code == 1
     assert f"{ops / 'rmsnorm.yaml'}:4: SP030 dtype float32 has no entry in criteria" in result.err
     assert (tmp_path / "out" / "other" / "KB_USAGE.json").is_file() and not (tmp_path / "out" / "rmsnorm").exists()
+
+
+def test_a_cann_operator_folder_without_a_spec_says_so_and_names_the_flag(tmp_path, kbt):
+    folder = tmp_path / "add_custom"
+    (folder / "op_host").mkdir(parents=True)
+    result = kbt("usage", folder)
+    assert result.code == 2 and result.err.splitlines() == [
+        f"{folder}: SP040 no operator spec found: no KB_SELECTION.json and no ops/*.yaml in this folder or 7 above it "
+        "(a CANN operator folder is not read as a spec yet); pass --spec ops/<op>.yaml to kbt usage"]

@@ -56,8 +56,9 @@ def discover(path: Path | str, flag: str = "--spec ops/<op>.yaml") -> Found:
             found = _from_cann(current)
         if found is not None:
             return found
+    cann = " (a CANN operator folder is not read as a spec yet)" if _is_dir(folder / "op_host") else ""
     raise _stop(start, f"no operator spec found: no {SELECTION} and no ops/*.yaml in this folder or "
-                f"{MAX_LEVELS - 1} above it", flag)
+                f"{MAX_LEVELS - 1} above it{cann}", flag)
 
 
 def _upwards(folder: Path):
@@ -156,12 +157,11 @@ def _specs_in(ops: Path, flag: str) -> tuple[list[OpSpec], list[Exception]]:
 
 
 def _from_cann(folder: Path) -> Found | None:
-    """A CANN operator folder (op_host/, op_kernel/) read as a spec by ``kb_tools.cann``,
-    when that package is installed in this tree; None otherwise."""
-    try:
-        from kb_tools import cann
-    except ImportError:
-        return None
+    """A CANN operator folder (op_host/) read as a spec by ``kb_tools.cann.as_spec``; None
+    until that exists: ``read_operator`` gives the folder's dtypes and criteria but no
+    topology, which routing needs."""
+    from kb_tools import cann
+
     as_spec = getattr(cann, "as_spec", None)
     if as_spec is None:
         return None
