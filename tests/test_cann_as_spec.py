@@ -1,0 +1,46 @@
+"""A CANN operator folder is a spec for every command that takes one (kb_tools.cann.as_spec)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from kb_tools.cann import as_spec
+from kb_tools.cli import main
+from kb_tools.contract.discovery import spec_for
+
+TOY_ADD = Path(__file__).parent / "fixtures" / "cann" / "math" / "toy_add"
+
+
+def test_folder_facts_become_the_spec_with_inferences_stated():
+    spec = as_spec(TOY_ADD)
+    assert spec.op == "toy_add" and spec.dtypes == ("bfloat16", "float16", "float32", "int32")
+    assert spec.criteria == {"float16": "cross_check", "float32": "cross_check"}  # stale int8 dropped
+    assert spec.widening == {"bfloat16": "float32", "float16": "float32"}
+    assert spec.topologies == ("elementwise",) and spec.target == "a5"
+    assert "Topology elementwise: default for a math/" in spec.description
+    assert "Target a5: the newest SoC it registers, ascend950" in spec.description
+    assert spec.dtype_lines["float16"] == 17
+
+
+def test_discovery_finds_the_folder_spec_after_importing_the_module():
+    import kb_tools.cann.spec_view  # noqa: F401 - a submodule must not shadow kb_tools.cann.as_spec
+    found = spec_for(str(TOY_ADD), None)
+    assert found.spec.op == "toy_add" and found.how.startswith("the CANN operator folder")
+
+
+def test_select_on_a_folder_refuses_its_gaps_and_selects_when_covered(tmp_path, capsys):
+    assert main(["select", str(TOY_ADD), "-o", str(tmp_path / "a")]) == 1
+    err = capsys.readouterr().err
+    assert "toy_add/op_host/toy_add_def.cpp:17: SP030 dtype bfloat16" in err
+    assert not (tmp_path / "a" / "KB_SELECTION.json").exists()
+    op = tmp_path / "math" / "toy_add"
+    shutil.copytree(TOY_ADD, op)
+    golden = op / "tests" / "assets" / "golden.py"
+    golden.write_text(golden.read_text(encoding="utf-8").replace(
+        '"int8": {"standard": "binary_equal"},',
+        '"bfloat16": _TOL_FLOAT, "int32": {"standard": "binary_equal"},'), encoding="utf-8")
+    assert main(["select", str(op), "-o", str(tmp_path / "b")]) == 0
+    selection = json.loads((tmp_path / "b" / "KB_SELECTION.json").read_text(encoding="utf-8"))
+    assert selection["op"] == "toy_add"
