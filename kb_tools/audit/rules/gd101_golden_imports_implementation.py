@@ -16,8 +16,6 @@ from kb_tools.audit.roles import GOLDEN, KERNEL_FRAMEWORKS, THIRD_PARTY
 
 CODE = "GD101"
 ROLES = (GOLDEN, THIRD_PARTY)  # the file roles (kb_tools/audit/roles.py) the rule reads
-
-
 IMPL_SUFFIXES = ("_wrapper", "wrappers", "_impl", "_kernel", "kernels")
 
 

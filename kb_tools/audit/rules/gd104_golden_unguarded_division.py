@@ -17,14 +17,10 @@ from kb_tools.kb import vocabulary as V
 
 CODE = "GD104"
 ROLES = (GOLDEN,)  # the file roles (kb_tools/audit/roles.py) the rule reads
-
-
 DIVISION_FUNCS = frozenset({"floor_divide", "remainder", "fmod", "floordiv", "floormod", "truncatediv", "truncatemod", "mod"})
 
 
 ROUNDED_DIVS = frozenset({"div", "divide"})  # division only with rounding_mode=
-
-
 TENSOR_MODULES = ("torch", "numpy", "tensorflow")
 
 

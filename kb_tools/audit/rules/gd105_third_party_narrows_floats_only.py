@@ -16,8 +16,6 @@ from kb_tools.audit.roles import THIRD_PARTY
 
 CODE = "GD105"
 ROLES = (THIRD_PARTY,)  # the file roles (kb_tools/audit/roles.py) the rule reads
-
-
 FLOAT_TESTS = ("is_floating_point", "is_float", "is_complex")
 
 

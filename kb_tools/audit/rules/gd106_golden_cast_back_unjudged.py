@@ -20,8 +20,6 @@ from kb_tools.kb import vocabulary as V
 
 CODE = "GD106"
 ROLES = (GOLDEN,)  # the file roles (kb_tools/audit/roles.py) the rule reads
-
-
 GENERIC_STEMS = frozenset({"golden", "goldens", "legs", "reference", "ref", "tests", "test", "src", "ops"})  # not an op's name
 
 

@@ -24,8 +24,6 @@ from kb_tools.kb import vocabulary as V
 CODE = "KN101"
 ROLES = (IMPL,)  # the file roles (kb_tools/audit/roles.py) the rule reads
 NARROW, WIDE = "narrow", "wide"
-
-
 EXP_NAMES = frozenset({"exp", "exp_sub", "exp2"})
 
 

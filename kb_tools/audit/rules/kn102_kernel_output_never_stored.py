@@ -17,15 +17,11 @@ from kb_tools.audit.roles import IMPL
 
 CODE = "KN102"
 ROLES = (IMPL,)  # the file roles (kb_tools/audit/roles.py) the rule reads
-
-
 ALLOC_NAMES = frozenset({"empty", "empty_like", "empty_strided", "new_empty"})  # uninitialised: a store is due
 
 
 META_ATTRS = frozenset({"shape", "dtype", "ndim", "stride", "strides", "size", "numel", "device", "element_ty",
                         "dtype_bytes", "itemsize"})
-
-
 READ_ONLY_CALLS = frozenset({"program_id", "num_programs", "cdiv", "len", "range", "min", "max", "print", "static_print",
                              "device_print", "static_assert", "multiple_of", "max_contiguous", "isinstance"})
 

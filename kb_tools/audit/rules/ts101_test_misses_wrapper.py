@@ -79,8 +79,6 @@ def check(ctx: FileContext) -> list[RawFinding]:
 LIBRARY_ROOTS = frozenset({"torch", "numpy", "pytest", "math", "random", "itertools", "functools", "unittest", "typing",
                            "os", "sys", "pathlib", "json", "time", "copy", "re", "collections", "dataclasses", "contextlib",
                            "warnings", "logging", "tempfile", "operator", "statistics", "scipy", "einops", "hypothesis"})
-
-
 MAX_SIBLINGS = 200  # files of a test's folder read for an implementation
 
 

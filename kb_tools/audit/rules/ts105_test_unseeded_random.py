@@ -19,21 +19,15 @@ from kb_tools.audit.suite_rules import collect_tests
 
 CODE = "TS105"
 ROLES = (TEST,)  # the file roles (kb_tools/audit/roles.py) the rule reads
-
-
 RANDOM_TORCH = frozenset({"rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm", "normal",
                           "bernoulli", "multinomial", "poisson"})
 
 
 RANDOM_STDLIB = frozenset({"random", "randint", "uniform", "choice", "choices", "shuffle", "sample", "gauss", "randrange"})
-
-
 SEED_CALL = re.compile(r"\b(manual_seed|seed_everything|set_seed|seed_all|random\.seed)\s*\(")
 
 
 CONFTEST_LEVELS = 3
-
-
 MAX_CONFTEST_CHARS = 200_000
 
 
