@@ -44,3 +44,21 @@ def test_select_on_a_folder_refuses_its_gaps_and_selects_when_covered(tmp_path, 
     assert main(["select", str(op), "-o", str(tmp_path / "b")]) == 0
     selection = json.loads((tmp_path / "b" / "KB_SELECTION.json").read_text(encoding="utf-8"))
     assert selection["op"] == "toy_add"
+
+
+def test_load_spec_takes_a_folder_so_audit_spec_does(tmp_path, capsys):
+    from kb_tools.contract.specs import load_spec
+    from kb_tools.diagnostics import KbErrors
+
+    assert load_spec(TOY_ADD).op == "toy_add"
+    golden = TOY_ADD / "tests" / "assets" / "golden.py"
+    assert main(["audit", "--spec", str(TOY_ADD), str(golden)]) == 0
+    assert "0 findings" in capsys.readouterr().out
+    bare = tmp_path / "bare"
+    (bare / "op_host").mkdir(parents=True)
+    try:
+        load_spec(bare)
+    except KbErrors as exc:
+        assert str(exc.diagnostics[0]).startswith(f"{bare / 'op_host'}:1: SP013")
+    else:
+        raise AssertionError("a folder with no dtypes must be refused")

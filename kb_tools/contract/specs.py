@@ -120,6 +120,14 @@ def _canon_list(values):
 
 def load_spec(path: Path) -> OpSpec:
     path = Path(path)
+    if (path / "op_host").is_dir():  # a CANN operator folder is read as its spec (issue 35)
+        from kb_tools.cann import as_spec
+
+        spec = as_spec(path)
+        if spec is None:
+            raise KbErrors([Diagnostic(str(path / "op_host"), 1, "SP013", "the CANN operator folder registers no "
+                                       "output dtype opkb knows; pass an ops/<op>.yaml with --spec")])
+        return spec
     text = read_text(path, code_prefix="SP")
     known = _remembered(text, path)  # an unchanged spec is not parsed or validated again
     if known is not None:
