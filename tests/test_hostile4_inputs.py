@@ -12,7 +12,15 @@ import pytest
 
 from conftest import REPO, copy_repo
 from hostile4_support import digest, run_kbt
-from hostile_support import SOFTMAX_ROOT, one_line
+from hostile_support import SOFTMAX_ROOT, filled_usage, one_line
+
+
+def _source(kbt, tmp_path):
+    """The worked example's folder, its selection and records merged against this KB (so a
+    control passes whatever pages changed since the example was filled)."""
+    src = shutil.copytree(SOFTMAX_ROOT, tmp_path / "src")
+    filled_usage(kbt, src)
+    return src
 
 
 def _broken_page(root):
@@ -60,7 +68,7 @@ def _usage_with(root, index, **implementation):
 
 
 def test_a_nul_in_an_implementation_file_is_a_finding_not_a_traceback(kbt, tmp_path):
-    src = shutil.copytree(SOFTMAX_ROOT, tmp_path / "src")
+    src = _source(kbt, tmp_path)
     assert kbt("check-usage", src / "KB_USAGE.json", "--root", src).code == 0  # control
     usage = _usage_with(src, 0, file="a\u0000b.py")
     for argv in (["check-usage", usage, "--root", src], ["verify", src, "--root", src]):
@@ -70,7 +78,7 @@ def test_a_nul_in_an_implementation_file_is_a_finding_not_a_traceback(kbt, tmp_p
 
 
 def test_claims_through_links_out_of_the_root_are_refused(kbt, tmp_path):
-    src = shutil.copytree(SOFTMAX_ROOT, tmp_path / "src")
+    src = _source(kbt, tmp_path)
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.py").write_text("def softmax_wrapper(x):\n    return x\nTOKEN = 1\n")
@@ -86,7 +94,7 @@ def test_claims_through_links_out_of_the_root_are_refused(kbt, tmp_path):
 
 
 def test_verify_refuses_a_selection_wrapper_outside_the_root(kbt, tmp_path):
-    src = shutil.copytree(SOFTMAX_ROOT, tmp_path / "src")
+    src = _source(kbt, tmp_path)
     assert kbt("verify", src, "--root", src).code == 0  # control
     elsewhere = tmp_path / "elsewhere.py"
     shutil.copy(src / "ops" / "wrappers" / "softmax_wrapper.py", elsewhere)
@@ -99,7 +107,7 @@ def test_verify_refuses_a_selection_wrapper_outside_the_root(kbt, tmp_path):
 
 
 def test_review_refuses_a_usage_file_of_another_operator(kbt, tmp_path):
-    src = shutil.copytree(SOFTMAX_ROOT, tmp_path / "src")
+    src = _source(kbt, tmp_path)
     spec = REPO / "ops" / "softmax.yaml"
     control = kbt("review", spec, "--usage", src / "KB_USAGE.json", "--root", src, "--format", "html", "-o", tmp_path / "ok.html", root=REPO)
     assert control.code == 0, control.err
