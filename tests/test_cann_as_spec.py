@@ -62,3 +62,17 @@ def test_load_spec_takes_a_folder_so_audit_spec_does(tmp_path, capsys):
         assert str(exc.diagnostics[0]).startswith(f"{bare / 'op_host'}:1: SP013")
     else:
         raise AssertionError("a folder with no dtypes must be refused")
+
+
+def test_compare_takes_the_criterion_from_the_folder(tmp_path, capsys):
+    import numpy as np
+
+    x = np.linspace(-1, 1, 256, dtype=np.float32)
+    np.save(tmp_path / "dut.npy", x.astype(np.float16))
+    np.save(tmp_path / "golden.npy", x)
+    np.save(tmp_path / "tp.npy", x.astype(np.float16))
+    legs = ["--dut", str(tmp_path / "dut.npy"), "--golden", str(tmp_path / "golden.npy")]
+    assert main(["compare", *legs, "--spec", str(TOY_ADD)]) == 2  # float16 is cross_check there
+    assert "declares cross_check for float16, which needs --third-party" in capsys.readouterr().err
+    main(["compare", *legs, "--third-party", str(tmp_path / "tp.npy"), "--spec", str(TOY_ADD), "--format", "json"])
+    assert json.loads(capsys.readouterr().out)["criterion"] == "cross_check"

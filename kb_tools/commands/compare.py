@@ -9,7 +9,10 @@ def configure(parser):
     parser.add_argument("--golden", required=True, metavar="FILE", help="the golden output (.npy or .pt); may be promoted")
     parser.add_argument("--third-party", metavar="FILE", help="the third-party leg's output; required by cross_check")
     parser.add_argument("--dtype", metavar="DTYPE", help="the operator's declared output dtype (default: the DUT's)")
-    parser.add_argument("--criterion", choices=REQUESTABLE, default="mix_tolerance",
+    parser.add_argument("--spec", metavar="SPEC_OR_FOLDER",
+                        help="take the criterion for the output dtype from this ops/<op>.yaml or CANN operator "
+                             "folder (its golden's tolerance) when --criterion is not given")
+    parser.add_argument("--criterion", choices=REQUESTABLE, default=None,
                         help="TTK criterion, or TTK's spelling of one (mixed, isclose, binary); integer and bool "
                              "outputs are judged by binary_equal whatever is asked, as TTK does; quant is for an "
                              "int4/int8 output the operator declares quantised; gym_gate is the PyPTO-Pro samples' "
@@ -48,9 +51,26 @@ def _check_arguments(args) -> str | None:
     for path in (args.dut, args.golden, args.third_party):
         if path is not None:
             _tensor_file(check_path, path)
+    if args.spec is None and args.criterion is None:
+        args.criterion = "mix_tolerance"
     if args.criterion == "cross_check" and args.third_party is None:
         _usage("--third-party", "cross_check needs --third-party (the same-precision third-party leg's output)")
     return declared
+
+
+def _criterion_from_spec(args, dtype: str) -> str | None:
+    """The spec's (or CANN folder's) criterion for ``dtype``, with a note saying where it came from."""
+    from pathlib import Path
+
+    from kb_tools.contract.specs import load_spec
+
+    spec = load_spec(Path(args.spec))
+    criterion = spec.criteria.get(dtype)
+    if criterion is None:
+        _usage(args.spec, f"declares no criterion for {dtype}; pass --criterion (TTK would use its default)")
+    if criterion == "cross_check" and args.third_party is None:
+        _usage("--third-party", f"{args.spec} declares cross_check for {dtype}, which needs --third-party")
+    return criterion
 
 
 def _fmt(value) -> str:
@@ -107,6 +127,8 @@ def run(args):
     actual = dtype_name(dut)
     if declared and declared != actual:
         _usage(args.dut, f"holds {actual}, but --dtype says the output is {declared}")
+    if args.criterion is None:
+        args.criterion = _criterion_from_spec(args, declared or actual)
 
     from kb_tools.numerics import criteria, promote
 
