@@ -11,6 +11,7 @@ import pytest
 
 from kb_tools.cann import find_operators, read_operator
 from kb_tools.cli import main
+from kb_tools.commands import spec as spec_command
 
 FIXTURES = Path(__file__).parent / "fixtures" / "cann"
 TOY_ADD = FIXTURES / "math" / "toy_add"
@@ -142,6 +143,7 @@ def test_two_thousand_operators_parallel_output_equals_serial(tmp_path, capsys):
     assert len(find_operators(repo)) == 2000
     assert main(["spec", str(repo), "--format", "json", "--jobs", "1"]) == 0
     serial = capsys.readouterr().out
+    assert len(find_operators(repo)) >= spec_command.PARALLEL_FROM  # the pool runs
     assert main(["spec", str(repo), "--format", "json", "--jobs", "2"]) == 0
     assert capsys.readouterr().out == serial
     assert json.loads(serial)["operators"][0]["untested"] == ["float16"]

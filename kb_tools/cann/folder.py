@@ -52,8 +52,9 @@ def _shown(path: Path, base: Path, given: str) -> str:
     return "/".join(p for p in (given.rstrip("/") if given not in ("", ".") else "", rel) if p) or "."
 
 
-def read_operator(folder, shown: str | None = None) -> OperatorFacts:
-    """Read one operator folder (``<op>/`` with ``op_host/``); ``shown`` is how paths are printed."""
+def read_operator(folder, shown: str | None = None, *, kernel: bool = True) -> OperatorFacts:
+    """Read one operator folder (``<op>/`` with ``op_host/``); ``shown`` is how paths are printed.
+    ``kernel=False`` skips the kernel's widening (left "unknown"), which ``kbt spec`` does not print."""
     folder = Path(folder)
     shown = shown if shown is not None else str(folder)
     pre = "" if shown in ("", ".") else shown.rstrip("/") + "/"
@@ -102,9 +103,10 @@ def read_operator(folder, shown: str | None = None) -> OperatorFacts:
     for d, at in cases.tested.items():
         if d in registered:
             facts.sources[f"tested {d}"] = at
-    kernel = kernel_facts(folder, shown if shown not in ("", ".") else "")
-    facts.widening, facts.widening_at = kernel.widening, kernel.widening_at
-    facts.sources["widening"] = kernel.widening_at
+    if kernel:
+        found = kernel_facts(folder, shown if shown not in ("", ".") else "")
+        facts.widening, facts.widening_at = found.widening, found.widening_at
+        facts.sources["widening"] = found.widening_at
     return facts
 
 
