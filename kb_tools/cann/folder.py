@@ -64,11 +64,13 @@ def read_operator(folder, shown: str | None = None, *, kernel: bool = True) -> O
     if not defs:
         facts.problems.append(f"{pre}op_host:1: no op_host/*_def.cpp; registered dtypes unknown")
     registered: dict[str, str] = {}
+    unresolved_outputs = False
     for path in defs:
         od = read_opdef(path, f"{pre}op_host/{path.name}")
         facts.socs += [s for s in od.socs if s not in facts.socs]
         facts.problems += od.problems
         for t in od.outputs():
+            unresolved_outputs |= bool(t.unresolved)
             facts.outputs.setdefault(t.name, [])
             for d in t.dtypes:
                 if d not in facts.outputs[t.name]:
@@ -94,7 +96,6 @@ def read_operator(folder, shown: str | None = None, *, kernel: bool = True) -> O
         facts.sources[f"criterion {d}"] = f"{facts.golden_path}:{line}"
     facts.three_party = any(s == "cross_check" for s in facts.criteria.values())
     facts.mode = "three_party" if facts.three_party else "two_party"
-    unresolved_outputs = any(t for t in facts.problems if "output '" in t)
     facts.uncovered = [d for d in facts.dtypes if d not in facts.criteria]
     facts.stale = [] if unresolved_outputs or not defs else sorted(d for d in facts.criteria if d not in registered)
     cases = read_cases(folder, shown if shown not in ("", ".") else ".")

@@ -73,7 +73,7 @@ def run(args):
     many = not (Path(args.path) / "op_host").is_dir()
 
     def progress(i, n):
-        if many and sys.stderr.isatty() or many and (i == n or i % 50 == 0):
+        if many and (i == n or i % 50 == 0):
             print(f"kbt spec: {i}/{n} operators", file=sys.stderr)
 
     facts = read_all(args.path, args.jobs, progress)
