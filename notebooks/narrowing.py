@@ -36,7 +36,9 @@ from IPython.display import display
 from kb_tools.runtime import backends
 from kb_tools.numerics import criteria, integers, promote
 
-BACKENDS = backends.announce()
+RUN = backends.announce(backends.KNOWN)
+BACKENDS = backends.torch_paths(RUN)  # torch code: the golden and the references
+KERNELS = backends.kernel_backends(RUN)  # the device under test: a Triton kernel
 torch.manual_seed(0)
 INT32_MIN = torch.iinfo(torch.int32).min
 
@@ -195,3 +197,34 @@ for backend in BACKENDS:
     print(f"[{backend}] narrowed leg returns {fixed.dtype}: {'PASS' if v_fixed.passed else 'FAIL'}")
     assert leaky.dtype != torch.int8 and torch.iinfo(leaky.dtype).bits > 8, f"the forgetful leg returned {leaky.dtype}"
     assert fixed.dtype == torch.int8 and v_fixed.passed and not v_leak.passed, "only the narrowed leg may pass"
+
+# %% [markdown]
+# ## The arithmetic in a kernel
+#
+# The kernel computes `a*b + c` and `(a*b) / c` (truncating) at int8. Wrapping at every step gives
+# the same sum as computing wide and narrowing once (both are arithmetic modulo 256); the quotient
+# of a wrapped product is not the narrowed quotient of the wide one.
+
+# %%
+gen = torch.Generator().manual_seed(11)
+IA, IB = (torch.randint(-128, 128, (65536,), dtype=torch.int8, generator=gen) for _ in range(2))
+IC = torch.randint(1, 128, (65536,), dtype=torch.int8, generator=gen)
+IC = torch.where(torch.rand(65536, generator=gen) < 0.5, IC, -IC)
+WIDE = IA.int() * IB.int()
+
+
+def narrowing_kernel_check(backend):
+    from kb_tools.kernels.wrap import wrap_chain
+
+    where = backends.device(backend)
+    total, quotient = (t.cpu() for t in wrap_chain(IA.to(where), IB.to(where), IC.to(where), backend=backend))
+    once_total = (WIDE + IC.int()).to(torch.int8)
+    per_step_q = torch.div(IA * IB, IC, rounding_mode="trunc")
+    once_q = torch.div(WIDE, IC.int(), rounding_mode="trunc").to(torch.int8)
+    differ = int((quotient != once_q).sum())
+    print(f"[{backend}] sum: per step == once: {torch.equal(total, once_total)}; "
+          f"quotient == per-step trunc: {torch.equal(quotient, per_step_q)}; differs from narrowing once on {differ} of 65536")
+    assert torch.equal(total, once_total) and torch.equal(quotient, per_step_q) and differ > 0
+
+
+print(backends.each_kernel_backend(RUN, narrowing_kernel_check))

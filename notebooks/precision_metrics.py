@@ -32,7 +32,9 @@ import torch
 from kb_tools.runtime import backends
 from kb_tools.numerics import criteria, metrics, stats
 
-BACKENDS = backends.announce()
+RUN = backends.announce(backends.KNOWN)
+BACKENDS = backends.torch_paths(RUN)  # torch code: the golden and the references
+KERNELS = backends.kernel_backends(RUN)  # the device under test: a Triton kernel
 torch.manual_seed(0)
 GEN = torch.Generator().manual_seed(0)
 COSINE_MIN = {"float32": 0.99999, "float16": 0.999}  # seed 004 §3.3
@@ -295,3 +297,32 @@ for backend in BACKENDS:
         assert v.passed is expected, label
     assert np.isclose(np.float16(0.97705078125), np.float16(0.97607421875), rtol=1e-3, atol=1e-8)
     assert not np.isclose(0.97705078125, 0.97607421875, rtol=1e-3, atol=1e-8)
+
+# %% [markdown]
+# ## Accumulation in a kernel
+#
+# One row-sum kernel, its accumulator dtype and walk order chosen at compile time, over the same
+# fp16 rows. Against a float64 reference, the fp32 accumulator's error is far below the fp16
+# accumulator's; reversing the tile order changes the bits of some sums (printed, not asserted:
+# how much depends on the data).
+
+# %%
+ROWS_FP16 = torch.rand(32, 4096, generator=torch.Generator().manual_seed(5)).half()
+REF64 = ROWS_FP16.double().sum(1)
+
+
+def precision_kernel_check(backend):
+    from kb_tools.kernels.accumulate import row_sum
+
+    x = ROWS_FP16.to(backends.device(backend))
+    err = {}
+    for acc_fp32 in (True, False):
+        for reverse in (False, True):
+            s = row_sum(x, backend=backend, acc_fp32=acc_fp32, reverse=reverse).cpu().double()
+            err[acc_fp32, reverse] = float(((s - REF64).abs() / REF64.abs()).max())
+    print(f"[{backend}] max relative error: fp32 acc {err[True, False]:.2e} (reversed {err[True, True]:.2e}), "
+          f"fp16 acc {err[False, False]:.2e} (reversed {err[False, True]:.2e})")
+    assert err[True, False] < 1e-5 and err[False, False] > 100 * err[True, False]
+
+
+print(backends.each_kernel_backend(RUN, precision_kernel_check))

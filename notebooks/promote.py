@@ -35,7 +35,9 @@ import torch
 from kb_tools.runtime import backends
 from kb_tools.numerics import criteria, promote
 
-BACKENDS = backends.announce()
+RUN = backends.announce(backends.KNOWN)
+BACKENDS = backends.torch_paths(RUN)  # torch code: the golden and the references
+KERNELS = backends.kernel_backends(RUN)  # the device under test: a Triton kernel
 torch.manual_seed(0)
 
 ROWS, COLS = 128, 1024
@@ -222,3 +224,31 @@ for label, (d, g, tp, expected) in CASES.items():
         ratios = ", ".join(f"{k} {r:.3g}" for k, r in v.ratios.items())
         print(f"[{backend}] {label:42s} {'PASS' if v.passed else 'FAIL'}  {ratios}  {'; '.join(v.reasons)}")
         assert v.passed is expected, label
+
+# %% [markdown]
+# ## The device under test as a kernel
+#
+# The kernel computes `x*y + z` at its own width (fp16): the product is rounded to fp16 before the
+# add. The golden widens to fp32, computes, and narrows once. What holds on every backend: the
+# kernel equals the same per-step fp16 chain computed by torch on the CPU, bit for bit, and some
+# elements of it differ from the widened golden — the gap Promote exists to judge.
+
+# %%
+gen = torch.Generator().manual_seed(7)
+FX, FY, FZ = ((4 * torch.randn(8192, generator=gen)).half() for _ in range(3))
+PER_STEP = FX * FY + FZ  # torch on the CPU, each op rounded to fp16
+WIDENED = (FX.float() * FY.float() + FZ.float()).half()
+
+
+def promote_kernel_check(backend):
+    from kb_tools.kernels.widths import fma_own_width
+
+    where = backends.device(backend)
+    dut = fma_own_width(FX.to(where), FY.to(where), FZ.to(where), backend=backend).cpu()
+    off = int((dut != WIDENED).sum())
+    print(f"[{backend}] kernel == per-step fp16: {torch.equal(dut, PER_STEP)}; differs from the widened golden on {off} of {dut.numel()}")
+    assert torch.equal(dut, PER_STEP), "the kernel did not compute at its own width"
+    assert off > 0, "the widened golden should differ somewhere from the fp16 chain"
+
+
+print(backends.each_kernel_backend(RUN, promote_kernel_check))

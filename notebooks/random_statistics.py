@@ -36,7 +36,9 @@ from kb_tools.memory.bernoulli import bernoulli_, choose_path
 from kb_tools.memory.expand import expand_inplace
 from kb_tools.numerics.stats import holm, proportion_test
 
-BACKENDS = backends.announce()
+RUN = backends.announce(backends.KNOWN)
+BACKENDS = backends.torch_paths(RUN)  # torch code: the golden and the references
+KERNELS = backends.kernel_backends(RUN)  # the device under test: a Triton kernel
 torch.manual_seed(0)
 N = 1 << 20
 CONFIDENCE, ALPHA = 0.99, 0.01
@@ -156,3 +158,27 @@ ax.set_xticks(np.arange(15) + 0.4 - width / 2, labels, fontsize=7)
 ax.set_ylabel("z = (k - Np) / sqrt(Np(1-p))")
 ax.legend(fontsize=7, ncol=2)
 plt.show()
+
+# %% [markdown]
+# ## A Bernoulli kernel
+#
+# `tl.rand(seed, offset + i) < p`: counter-based, so the same (seed, offset) gives the same mask,
+# a shifted offset gives another part of the stream, and the share of ones is Bernoulli(p) within
+# the 99 % band of the binomial z-test used above.
+
+# %%
+def random_kernel_check(backend):
+    from kb_tools.kernels.bernoulli_mask import bernoulli_mask
+
+    n, p = 200_000, 0.3
+    first = bernoulli_mask(n, p, 1234, 0, backend=backend).cpu()
+    again = bernoulli_mask(n, p, 1234, 0, backend=backend).cpu()
+    shifted = bernoulli_mask(n, p, 1234, n, backend=backend).cpu()
+    k = int(first.sum())
+    z = (k - n * p) / (n * p * (1 - p)) ** 0.5
+    print(f"[{backend}] same seed/offset identical: {torch.equal(first, again)}; shifted offset identical: "
+          f"{torch.equal(first, shifted)}; ones {k}/{n}, z = {z:.2f}")
+    assert torch.equal(first, again) and not torch.equal(first, shifted) and abs(z) < 2.576
+
+
+print(backends.each_kernel_backend(RUN, random_kernel_check))

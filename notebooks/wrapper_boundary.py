@@ -34,7 +34,9 @@ from kb_tools.audit.report import json_report
 from kb_tools.runtime.timing import compare, interleaved_medians
 from kb_tools.runtime.trace import trace_call
 
-BACKENDS = backends.announce()
+RUN = backends.announce(backends.KNOWN)
+BACKENDS = backends.torch_paths(RUN)  # torch code: the golden and the references
+KERNELS = backends.kernel_backends(RUN)  # the device under test: a Triton kernel
 torch.manual_seed(0)
 ROOT = Path.cwd().parent if Path.cwd().name == "notebooks" else Path.cwd()
 
@@ -281,3 +283,31 @@ else:
     assert [o.op for o in t.wrapper_ops] == ["empty.memory_format"], f"Triton wrapper dispatched {[o.op for o in t.wrapper_ops]}"
     assert torch.allclose(softmax_triton_wrapper(x, DIM).float(), torch.softmax(x.float(), DIM), atol=2e-3), \
         "the Triton kernel's softmax is off the fp32 reference"
+
+# %% [markdown]
+# ## One launch against host work, with a Triton kernel
+#
+# The compliant wrapper allocates its output and launches one kernel that casts inside; the
+# anti-pattern widens and re-lays-out on the host and narrows after. The dispatch trace counts
+# each wrapper's ATen operators outside the launch (a frame of `backends.launch` on the stack marks
+# the launch, the interpreter's own copies included); both give the same bits.
+
+# %%
+HALF = torch.randn(4096, generator=torch.Generator().manual_seed(3)).half()
+
+
+def boundary_kernel_check(backend):
+    from kb_tools.kernels.boundary import compliant_scale, host_cast_scale
+
+    x = HALF.to(backends.device(backend))
+    good = trace_call(lambda t: compliant_scale(t, 0.5, backend=backend), x, backend=backend, kernels=[backends.launch])
+    anti = trace_call(lambda t: host_cast_scale(t, 0.5, backend=backend), x, backend=backend, kernels=[backends.launch])
+    good_ops, anti_ops = [o.op for o in good.wrapper_ops], [o.op for o in anti.wrapper_ops]
+    print(f"[{backend}] compliant wrapper's ATen ops: {good_ops}")
+    print(f"[{backend}] anti-pattern's ATen ops:      {anti_ops} (codes {[o.code for o in anti.wrapper_ops]})")
+    same = torch.equal(compliant_scale(x, 0.5, backend=backend), host_cast_scale(x, 0.5, backend=backend))
+    print(f"[{backend}] same bits: {same}")
+    assert good_ops == ["empty_like.default"] and len(anti_ops) > len(good_ops) and same
+
+
+print(backends.each_kernel_backend(RUN, boundary_kernel_check))

@@ -80,3 +80,34 @@ def test_a_failing_notebook_names_the_cell_and_the_backend(tmp_path):
     assert result.error.startswith("cell 2: AssertionError: planted failure on triton"), result.error
     assert result.error.endswith("[backends cpu, triton; failing alone: triton (cell 2)]")
     assert (tmp_path / "out" / "fails_on_triton.ipynb").is_file()
+
+
+def test_a_refused_kernel_is_one_failed_line_and_the_others_still_run(capsys):
+    ran = []
+
+    def check(backend):
+        ran.append(backend)
+        if backend == "cuda":
+            raise backends.BackendError("launch: backend cuda: refused\nsecond line")
+
+    outcome = backends.each_kernel_backend(["cpu", "cuda", "triton"], check)
+    assert ran == ["cuda", "triton"]
+    assert outcome == {"cuda": "failed: BackendError: launch: backend cuda: refused", "triton": "ok"}
+    assert capsys.readouterr().out == "cuda: failed (BackendError: launch: backend cuda: refused)\n"
+
+
+def test_a_failed_check_or_a_bug_in_it_is_not_a_refused_kernel():
+    def wrong(backend):
+        assert backend == "cpu", "the check itself failed"
+
+    with pytest.raises(AssertionError, match="the check itself failed"):
+        backends.each_kernel_backend(["triton"], wrong)
+    with pytest.raises(TypeError):
+        backends.each_kernel_backend(["triton"], lambda backend: len(3))
+
+
+def test_kernel_and_torch_paths_split_the_backends_run():
+    run = ["cpu", "triton", "cuda"]
+    assert backends.kernel_backends(run) == ["triton", "cuda"]
+    assert backends.torch_paths(run) == ["cpu", "cuda"]
+    assert backends.torch_paths(["triton"]) == ["cpu"]

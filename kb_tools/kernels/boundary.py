@@ -1,7 +1,7 @@
 """The wrapper boundary with a kernel (kb/constraints/wrapper-boundary.md): a compliant wrapper
 allocates its output and launches one kernel that does the casts itself; the anti-pattern casts
-and makes the input contiguous on the host first, work that a dispatch trace shows as the
-wrapper's ATen operators."""
+on the host before and after the launch, work that a dispatch trace shows as the wrapper's ATen
+operators."""
 
 from __future__ import annotations
 
@@ -31,11 +31,11 @@ def compliant_scale(x, alpha: float, *, backend: str, block: int = 1024):
 
 
 def host_cast_scale(x, alpha: float, *, backend: str, block: int = 1024):
-    """The anti-pattern: the wrapper widens and re-lays-out x on the host before the launch and
-    narrows the result after it, three ATen operators outside the kernel."""
+    """The anti-pattern: the wrapper widens x on the host before the launch and narrows the
+    result after it, two casts (WB101) outside the kernel besides the output's allocation."""
     import torch
 
-    wide = x.float().contiguous()
+    wide = x.float()
     out = torch.empty_like(wide)
     launch(scaled_cast_kernel, (triton.cdiv(wide.numel(), block),), wide, out, wide.numel(), alpha,
            backend=backend, BLOCK=block)

@@ -200,3 +200,45 @@ def announce(paths=TORCH_PATHS) -> list[str]:
     run = [b for b in run if b in paths] or ["cpu"]
     print(describe_backends(run, skipped))
     return run
+
+
+def kernel_backends(run: list[str]) -> list[str]:
+    """The backends among ``run`` that run the notebook's Triton kernels."""
+    return [b for b in run if b in KERNEL_BACKENDS]
+
+
+def torch_paths(run: list[str]) -> list[str]:
+    """The backends among ``run`` that run torch code (the golden, the references)."""
+    return [b for b in run if b in TORCH_PATHS] or ["cpu"]
+
+
+def _raised_in_triton(exc: BaseException) -> bool:
+    """Whether a frame of ``exc``'s traceback lies in the triton package (interpreter, compiler)."""
+    import traceback
+
+    spec = importlib.util.find_spec("triton")
+    home = os.path.dirname(spec.origin) + os.sep if spec and spec.origin else None
+    return bool(home) and any(f.filename.startswith(home) for f in traceback.extract_tb(exc.__traceback__))
+
+
+def each_kernel_backend(run: list[str], check) -> dict[str, str]:
+    """Run ``check(backend)`` on each kernel backend of ``run``; {backend: "ok" | "failed: why"}.
+
+    A backend whose kernel the interpreter or compiler refuses (an error raised inside triton, or a
+    :class:`BackendError`) is reported failed in one line and the others still run; a failed
+    assertion, or an error in the check's own code, is the check failing and propagates."""
+    outcome = {}
+    for backend in kernel_backends(run):
+        try:
+            check(backend)
+        except AssertionError:
+            raise
+        except Exception as exc:
+            if not (isinstance(exc, BackendError) or _raised_in_triton(exc)):
+                raise
+            why = (str(exc).strip().splitlines() or [""])[0][:200]
+            outcome[backend] = f"failed: {type(exc).__name__}: {why}"
+            print(f"{backend}: failed ({type(exc).__name__}: {why})")
+        else:
+            outcome[backend] = "ok"
+    return outcome
