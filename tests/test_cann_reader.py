@@ -155,3 +155,11 @@ def test_not_a_folder_is_one_line(tmp_path, capsys):
     assert err.count("\n") == 1 and "SP050" in err and "Traceback" not in err
     assert os.path.exists(tmp_path) and main(["spec", str(tmp_path)]) == 1
     assert "SP051" in capsys.readouterr().err
+
+
+def test_a_fifo_named_like_an_opdef_is_not_read(tmp_path):
+    op = _copy(tmp_path)
+    (op / "op_host" / "toy_add_def.cpp").unlink()
+    os.mkfifo(op / "op_host" / "toy_add_def.cpp")
+    facts = read_operator(op, "t")  # returns instead of blocking on the FIFO
+    assert facts.dtypes == [] and "t/op_host:1: no op_host/*_def.cpp; registered dtypes unknown" in facts.problems

@@ -60,7 +60,7 @@ def read_operator(folder, shown: str | None = None, *, kernel: bool = True) -> O
     pre = "" if shown in ("", ".") else shown.rstrip("/") + "/"
     facts = OperatorFacts(folder.name, shown)
     host = folder / "op_host"
-    defs = sorted(host.glob("*_def.cpp")) if host.is_dir() else []
+    defs = sorted(p for p in host.glob("*_def.cpp") if p.is_file()) if host.is_dir() else []  # no FIFO
     if not defs:
         facts.problems.append(f"{pre}op_host:1: no op_host/*_def.cpp; registered dtypes unknown")
     registered: dict[str, str] = {}
