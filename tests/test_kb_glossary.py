@@ -14,7 +14,7 @@ from kb_tools.kb.glossary import GlossaryTerm, glossary_markdown, load_glossary
 from kb_tools.kb.pages import load_kb
 from kb_tools.lint import run_lint
 
-ISSUE_TERMS = ("非连续", "余弦相似度", "带宽利用率", "累加", "动态 shape", "格式转换")
+ISSUE_TERMS = ("非连续", "余弦相似度", "带宽利用率", "累加", "动态shape", "格式转换")
 
 
 def _write(root: Path, text: str) -> Path:
