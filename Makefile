@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TORCH  ?= torch==2.13.0
 
-.PHONY: setup run test lint notebooks site browser lab lab-extension clean gpu-check examples
+.PHONY: ascend-env setup run test lint notebooks site browser lab lab-extension clean gpu-check examples
 
 setup: $(STAMP)
 
@@ -18,7 +18,17 @@ $(STAMP): pyproject.toml
 	@$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install -q "$(TORCH)"
 	$(BIN)/python -m pip install -q -e ".[test]"
 	$(BIN)/python -m kb_tools.numerics.precompile
+	@$(MAKE) --no-print-directory ascend-env
 	@touch $(STAMP)
+
+# triton-ascend is also the `triton` package, so it gets an environment of its own: no pip, no
+# second torch; a .pth file adds the main environment's site-packages after its own, so its own
+# triton wins and torch, ipykernel and kb_tools come from .venv. Pins as environment.yml's.
+ASCEND_SITE := .venv-ascend/lib/python3.11/site-packages
+ascend-env:
+	@test -x .venv-ascend/bin/python || $(PYTHON) -m venv --without-pip .venv-ascend
+	$(BIN)/python -m pip install -q --no-deps --upgrade --target $(ASCEND_SITE) triton-ascend==3.2.0 pybind11==3.1.0
+	@echo "import site; site.addsitedir('$(CURDIR)/$(BIN:/bin=)/lib/python3.11/site-packages')" > $(ASCEND_SITE)/zz_opkb_main_env.pth
 
 # The main job: selections and usage skeletons for the catalog, the executed notebooks,
 # and the static site that puts them together (open build/site/index.html).

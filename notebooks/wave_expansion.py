@@ -36,7 +36,7 @@ from kb_tools.memory.wave_figure import draw_wave_plans
 from kb_tools.memory.waves import plan_problems, plan_waves
 
 BACKENDS = backends.announce(backends.KNOWN)
-DEVICES = [b for b in BACKENDS if b != "triton"]  # torch devices; triton is the kernel on the interpreter
+DEVICES = backends.torch_paths(BACKENDS)  # torch devices; triton and triton-ascend are the kernel on an interpreter
 RNG = np.random.default_rng(2024)
 
 # %% [markdown]
@@ -105,7 +105,7 @@ for key, (good, bad) in wrong.items():
 
 # %% [markdown]
 # The same per-wave Triton kernel that CUDA compiles runs here on Triton's CPU interpreter (the
-# `triton` backend) for every dtype: bit-exact against `np.unpackbits` and equal to the CPU
+# `triton` backend, and `triton-ascend`'s in its own pass) for every dtype: bit-exact against `np.unpackbits` and equal to the CPU
 # route's result. The interpreter is functional evidence only, so the shape is small and
 # nothing is timed; the kernel's launches are counted.
 
@@ -113,7 +113,7 @@ for key, (good, bad) in wrong.items():
 N_T = 4099
 mask_t = RNG.integers(0, 256, -(-N_T // 8), dtype=np.uint8)
 expected_t = np.unpackbits(mask_t, bitorder="little", count=N_T)
-for backend in [b for b in BACKENDS if b == "triton"]:
+for backend in [b for b in BACKENDS if b in backends.INTERPRETED]:
     before = backends.launches["wave_kernel"]
     for dtype in DTYPES:
         out, cpu_route = torch.zeros(N_T, dtype=dtype), torch.zeros(N_T, dtype=dtype)
@@ -123,7 +123,7 @@ for backend in [b for b in BACKENDS if b == "triton"]:
         expand_inplace(cpu_route)
         assert torch.equal(out, torch.from_numpy(expected_t).to(dtype)) and torch.equal(out, cpu_route), dtype
     waves = sum(not w.buffered for d in DTYPES for w in plan_waves(N_T, torch.empty(0, dtype=d).element_size()))
-    print(f"triton: {len(DTYPES)} dtypes bit-exact, {backends.launches['wave_kernel'] - before} wave launches "
+    print(f"{backend}: {len(DTYPES)} dtypes bit-exact, {backends.launches['wave_kernel'] - before} wave launches "
           f"(one per unbuffered wave: {waves})")
     assert backends.launches["wave_kernel"] - before == waves
 

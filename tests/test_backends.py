@@ -51,7 +51,8 @@ def test_triton_that_does_not_import_is_one_line_exit_2(tmp_path):
     broken = tmp_path / "site" / "triton"
     broken.mkdir(parents=True)
     (broken / "__init__.py").write_text("raise ImportError('libtriton.so: cannot open shared object file')\n")
-    env = {**__import__("os").environ, "PYTHONPATH": str(tmp_path / "site")}
+    env = {**__import__("os").environ, "PYTHONPATH": str(tmp_path / "site"),
+           backends.ASCEND_PYTHON_VAR: str(tmp_path / "no-ascend-env" / "python")}
     result = kbt("notebooks", "--backend", "triton", "-o", str(tmp_path / "nb"), env=env)
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
@@ -111,3 +112,14 @@ def test_kernel_and_torch_paths_split_the_backends_run():
     assert backends.kernel_backends(run) == ["triton", "cuda"]
     assert backends.torch_paths(run) == ["cpu", "cuda"]
     assert backends.torch_paths(["triton"]) == ["cpu"]
+
+
+def test_triton_ascend_runs_in_a_pass_of_its_own():
+    assert backends.passes(["cpu", "triton", "triton-ascend"]) == [["cpu", "triton"], ["triton-ascend"]]
+    assert backends.pass_env(["triton-ascend"])[backends.INTERPRET_VAR] == "1"
+
+
+def test_no_ascend_environment_is_one_reason(monkeypatch, tmp_path):
+    monkeypatch.setenv(backends.ASCEND_PYTHON_VAR, str(tmp_path / "missing" / "python"))
+    assert not backends.ascend_triton_here()  # this process's triton is Triton's
+    assert backends.missing("triton-ascend").startswith("no triton-ascend environment (")

@@ -102,7 +102,7 @@ class _Torch:
         self.width = out.element_size()
         if backend is None and out.device.type == "cuda":
             backend = "cuda"
-        self.kernel = _triton_wave(backend) if backend in ("cuda", "triton") else None
+        self.kernel = _triton_wave(backend) if backend in ("cuda", "npu", "triton", "triton-ascend") else None
         self.cpu = out.device.type == "cpu"
         ints = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
         self.int_dtype = ints.get(self.width)

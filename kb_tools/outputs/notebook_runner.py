@@ -85,6 +85,19 @@ def _which_backend(source: Path, group: list[str], error: str, timeout: int) -> 
     return f"{error} [backends {', '.join(group)}; failing alone: {where}]"
 
 
+def _ascend_kernel_manager():
+    """A kernel manager whose kernel runs on the triton-ascend environment's python (its own
+    ``triton``; torch and the rest come from the main environment through a .pth file)."""
+    from jupyter_client.manager import KernelManager
+
+    class AscendKernelManager(KernelManager):
+        def format_kernel_cmd(self, extra_arguments=None):
+            cmd = super().format_kernel_cmd(extra_arguments)
+            return [backend_sets.ascend_python(), *cmd[1:]]
+
+    return AscendKernelManager
+
+
 def execute(source: Path, out_dir: Path, backends: list[str] | None = None,
             timeout: int = CELL_TIMEOUT_S, html: bool = True, suffix: str = "") -> NotebookResult:
     """Run one notebook in one kernel; the executed notebook is written even when a cell fails."""
@@ -100,8 +113,9 @@ def execute(source: Path, out_dir: Path, backends: list[str] | None = None,
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     error = None
     config = Config({"KernelManager": {"transport_encryption": "auto"}})
+    extra = {"kernel_manager_class": _ascend_kernel_manager()} if backends and "triton-ascend" in backends else {}
     client = NotebookClient(nb, config=config, timeout=timeout, kernel_name="python3",
-                            resources={"metadata": {"path": str(Path(source).parent)}})
+                            resources={"metadata": {"path": str(Path(source).parent)}}, **extra)
     try:
         client.execute(env=kernel_env(backends))
     except CellTimeoutError:

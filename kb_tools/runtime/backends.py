@@ -23,9 +23,29 @@ from collections import Counter
 
 ENV_VAR = "KBT_BACKENDS"
 INTERPRET_VAR = "TRITON_INTERPRET"
-KNOWN = ("cpu", "triton", "cuda", "npu")
-KERNEL_BACKENDS = ("triton", "cuda", "npu")  # the backends that run Triton kernels
-DEVICE = {"cpu": "cpu", "triton": "cpu", "cuda": "cuda", "npu": "npu"}
+KNOWN = ("cpu", "triton", "triton-ascend", "cuda", "npu")
+KERNEL_BACKENDS = ("triton", "triton-ascend", "cuda", "npu")  # the backends that run Triton kernels
+INTERPRETED = ("triton", "triton-ascend")  # Triton kernels on the CPU, through an interpreter
+DEVICE = {"cpu": "cpu", "triton": "cpu", "triton-ascend": "cpu", "cuda": "cuda", "npu": "npu"}
+# triton-ascend is also the ``triton`` package, so it lives in an environment of its own that
+# shares this one's torch (make setup); its notebooks run in a kernel started from its python.
+ASCEND_PYTHON_VAR = "KBT_ASCEND_PYTHON"
+
+
+def ascend_python() -> str:
+    """The python of the triton-ascend environment ($KBT_ASCEND_PYTHON, else the repository's
+    .venv-ascend); it may not exist."""
+    from pathlib import Path
+
+    default = Path(__file__).resolve().parents[2] / ".venv-ascend" / "bin" / "python"
+    return os.environ.get(ASCEND_PYTHON_VAR) or str(default)
+
+
+@functools.cache
+def ascend_triton_here() -> bool:
+    """Whether this process's ``triton`` is triton-ascend (it carries an ascend backend)."""
+    spec = importlib.util.find_spec("triton")
+    return bool(spec and spec.origin) and os.path.isdir(os.path.join(os.path.dirname(spec.origin), "backends", "ascend"))
 
 # Every launch through launch(), by kernel name: notebooks count launches instead of timing them.
 launches: Counter = Counter()
@@ -68,7 +88,11 @@ def missing(backend: str) -> str | None:
     if backend == "cpu":
         return None
     if backend == "triton":
-        return _triton_missing()
+        return "this process's triton is triton-ascend" if ascend_triton_here() else _triton_missing()
+    if backend == "triton-ascend":
+        if ascend_triton_here() or os.access(ascend_python(), os.X_OK):
+            return None
+        return f"no triton-ascend environment ({ascend_python()} is missing; make setup creates it)"
     if backend == "npu":
         return _npu_missing()
     try:
@@ -93,16 +117,18 @@ def interpreting() -> bool:
 def passes(backends: list[str]) -> list[list[str]]:
     """The processes that run ``backends``: the interpreter (with cpu) in one, the devices in
     another, since one process cannot both interpret and compile Triton kernels."""
-    interpreted = [b for b in backends if b in ("cpu", "triton")]
-    devices = [b for b in backends if b not in interpreted]
+    ascend = [b for b in backends if b == "triton-ascend"]
+    rest = [b for b in backends if b != "triton-ascend"]
+    interpreted = [b for b in rest if b in ("cpu", "triton")]
+    devices = [b for b in rest if b not in interpreted]
     if "triton" not in interpreted:
-        return [backends] if backends else []
-    return [group for group in (interpreted, devices) if group]
+        return [group for group in (rest, ascend) if group]
+    return [group for group in (interpreted, devices, ascend) if group]
 
 
 def pass_env(backends: list[str]) -> dict[str, str]:
     """The environment entries of a process that runs ``backends`` (one of :func:`passes`)."""
-    return {ENV_VAR: ",".join(backends), INTERPRET_VAR: "1" if "triton" in backends else "0"}
+    return {ENV_VAR: ",".join(backends), INTERPRET_VAR: "1" if set(INTERPRETED) & set(backends) else "0"}
 
 
 def selected() -> tuple[list[str], list[str]]:
@@ -119,14 +145,18 @@ def selected() -> tuple[list[str], list[str]]:
 
 def runnable_here(backend: str) -> bool:
     """The interpreter needs TRITON_INTERPRET=1 in this process, a device needs it off."""
-    if backend == "triton":
-        return interpreting()
+    if backend in INTERPRETED:
+        return interpreting() and ascend_triton_here() == (backend == "triton-ascend")
     if backend in ("cuda", "npu"):
         return not interpreting()
     return True
 
 
 def why_not_here(backend: str) -> str:
+    if backend == "triton-ascend":
+        return "runs in its own environment and pass (its triton is another package); see <notebook>.triton-ascend.ipynb"
+    if backend == "triton" and ascend_triton_here():
+        return "this process's triton is triton-ascend; triton runs in the main environment's pass"
     if backend == "triton":
         return f"this process compiles Triton kernels ({INTERPRET_VAR} is not 1); it runs in its own pass"
     return f"this process interprets Triton kernels ({INTERPRET_VAR}=1); {backend} runs in its own pass"
@@ -174,6 +204,11 @@ def describe(backend: str) -> str:
         return f"cuda = {torch.cuda.get_device_name()} (CUDA {torch.version.cuda}, torch {torch.__version__})"
     if backend == "cpu":
         return f"cpu = {_cpu_model()}, {torch.get_num_threads()} torch threads (torch {torch.__version__})"
+    if backend == "triton-ascend":
+        import triton
+
+        return (f"triton-ascend = triton-ascend {triton.__version__} interpreter on the CPU ({INTERPRET_VAR}=1): "
+                "functional evidence only, never timed")
     if backend == "triton":
         import triton
 
