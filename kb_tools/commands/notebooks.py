@@ -69,5 +69,7 @@ def run(args):
             print(f"{source}: NB001 {result.error}", file=sys.stderr)
         else:
             print(f"ok  {source} -> {result.ipynb}")
+        if result.refused:
+            print(f"    {result.refused} (a finding, not a failed check; see docs/triton-ascend-findings.md)")
     print(f"kbt notebooks: {len(sources) - failures} passed, {failures} failed")
     return 1 if failures else 0

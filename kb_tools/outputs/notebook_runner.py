@@ -29,6 +29,7 @@ class NotebookResult:
     ipynb: Path | None
     html: Path | None
     error: str | None  # "cell N: <what happened>" when a cell failed
+    refused: str | None = None  # "triton-ascend: cell N: <why>" when that interpreter refused a kernel
 
 
 def notebook_sources(root: Path) -> list[Path]:
@@ -62,6 +63,12 @@ def run(source: Path, out_dir: Path, backends: list[str], timeout: int = CELL_TI
     for number, group in enumerate(backend_sets.passes(backends)):
         suffix = "" if number == 0 else "." + "-".join(group)
         result = execute(source, out_dir, group, timeout=timeout, html=html, suffix=suffix)
+        if result.error and group == ["triton-ascend"] and ": InterpreterError" in result.error:
+            # the interpreter refused a kernel: a finding about triton-ascend, not a failed check
+            refused, result.error = f"triton-ascend refused a kernel, {result.error}", None
+            if first:
+                first.refused = refused
+            continue
         if result.error:
             result.error = _which_backend(source, group, result.error, timeout)
         first = first or result
