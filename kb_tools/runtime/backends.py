@@ -139,7 +139,10 @@ def selected() -> tuple[list[str], list[str]]:
     skipped = [f"{b}: not available on this machine ({missing(b)})" for b in wanted if b not in present]
     run = [b for b in wanted if b in present and runnable_here(b)]
     skipped += [f"{b}: {why_not_here(b)}" for b in wanted if b in present and not runnable_here(b)]
-    skipped += [f"{b}: not requested ({ENV_VAR}={os.environ[ENV_VAR]})" for b in present if b not in wanted and ENV_VAR in os.environ]
+    others = [b for b in present if b not in wanted and ENV_VAR in os.environ]
+    skipped += [f"{b}: {why_not_here(b)}" if not runnable_here(b) else f"{b}: not requested ({ENV_VAR}={os.environ[ENV_VAR]})"
+                for b in others]
+    skipped += [f"{b}: not available on this machine ({missing(b)})" for b in KNOWN if b not in present and b not in wanted]
     return run or ["cpu"], skipped
 
 
