@@ -22,6 +22,10 @@ from kb_tools.runtime import backends
 SOURCES = notebook_sources(REPO)
 NOISE = ("USDT:", "STAGE:", "without encryption")
 TIMES = "kb_tools.runtime.timing"  # a notebook that uses it times something
+# The named rules whose kernels must pass on triton-ascend's interpreter, and the line that says so.
+ON_ASCEND = {"promote": "{'triton-ascend': 'ok'}", "narrowing": "{'triton-ascend': 'ok'}",
+             "wrapper_boundary": "{'triton-ascend': 'ok'}", "random_statistics": "{'triton-ascend': 'ok'}",
+             "wave_expansion": "triton-ascend: 10 dtypes bit-exact"}
 
 
 @contextlib.contextmanager
@@ -66,6 +70,11 @@ def test_notebook_executes(source, tmp_path, capfd):
     if "announce(backends.KNOWN)" in text:
         ran = first.removeprefix("backends: ").split(", ")
         assert "cpu" in ran and "triton" in ran, f"{source.name} ran its Triton kernels on {ran} only"
+    ascend = tmp_path / f"{source.stem}.triton-ascend.ipynb"
+    if source.stem in ON_ASCEND and "triton-ascend" in present:
+        streams = _streams(ascend)
+        assert streams.splitlines()[0] == "backends: triton-ascend", streams.splitlines()[0]
+        assert ON_ASCEND[source.stem] in streams, f"{source.name}: its kernel check did not pass on triton-ascend"
     terminal = capfd.readouterr()
     for noise in NOISE:
         assert noise not in terminal.err + terminal.out, f"{source.name}: {noise!r} reached the terminal"
