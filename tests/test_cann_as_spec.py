@@ -1,4 +1,4 @@
-"""A CANN operator folder is a spec for every command that takes one (kb_tools.cann.as_spec)."""
+"""A CANN operator folder is a spec for every command that takes one (kb_tools.contract.cann_spec)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from kb_tools.cann import as_spec
+from kb_tools.contract.cann_spec import as_spec
 from kb_tools.cli import main
 from kb_tools.contract.discovery import spec_for
 
@@ -24,8 +24,7 @@ def test_folder_facts_become_the_spec_with_inferences_stated():
     assert spec.dtype_lines["float16"] == 17
 
 
-def test_discovery_finds_the_folder_spec_after_importing_the_module():
-    import kb_tools.cann.spec_view  # noqa: F401 - a submodule must not shadow kb_tools.cann.as_spec
+def test_discovery_finds_the_folder_spec():
     found = spec_for(str(TOY_ADD), None)
     assert found.spec.op == "toy_add" and found.how.startswith("the CANN operator folder")
 

@@ -159,4 +159,5 @@ def test_a_cann_operator_folder_without_a_spec_says_so_and_names_the_flag(tmp_pa
     result = kbt("usage", folder)
     assert result.code == 2 and result.err.splitlines() == [
         f"{folder}: SP040 no operator spec found: no KB_SELECTION.json and no ops/*.yaml in this folder or 7 above it "
-        "(a CANN operator folder is not read as a spec yet); pass --spec ops/<op>.yaml to kbt usage"]
+        f"(its op_host/ registers no output dtype opkb reads; kbt spec {folder} says what was not read); "
+        "pass --spec ops/<op>.yaml to kbt usage"]

@@ -300,6 +300,74 @@ def wave_expansion():
         assert torch.equal(out, torch.from_numpy(np.unpackbits(mask, bitorder="little", count=n)).to(dtype)), dtype
 
 
+def fma_own_width():
+    """dtype-promote / golden-promote: x*y + z kept at fp16 in the kernel equals torch's fp16 ops
+    (one rounding per op), bit for bit, and differs from the fp32-widened golden somewhere."""
+    from kb_tools.kernels import widths
+
+    torch = _torch()
+    gen = torch.Generator().manual_seed(13)
+    x, y, z = (torch.randn(4096, generator=gen).half() for _ in range(3))
+    got = widths.fma_own_width(x, y, z, backend=BACKEND, block=512)
+    assert _same_bits(got, x * y + z)
+    assert int((got != (x.float() * y.float() + z.float()).half()).sum()) > 0
+
+
+def wrap_chain():
+    """integer-semantics: a*b + c and trunc((a*b) / c) at int8 wrap as torch's int8 ops do, exactly."""
+    from kb_tools.kernels import wrap
+
+    torch = _torch()
+    gen = torch.Generator().manual_seed(14)
+    a = torch.randint(-128, 128, (2048,), dtype=torch.int8, generator=gen)
+    b = torch.randint(-128, 128, (2048,), dtype=torch.int8, generator=gen)
+    c = torch.randint(1, 128, (2048,), dtype=torch.int8, generator=gen)
+    c = torch.where(torch.arange(2048) % 2 == 0, c, -c)  # no zero divisor, both signs
+    total, quot = wrap.wrap_chain(a, b, c, backend=BACKEND, block=256)
+    product = a * b  # wraps at int8
+    assert _same_bits(total, product + c)
+    assert _same_bits(quot, torch.div(product, c, rounding_mode="trunc"))
+
+
+def scaled_cast():
+    """wrapper-boundary: the cast inside the kernel and the host-cast anti-pattern each give
+    fp32(x) * alpha narrowed once, for fp16 and bf16. Triton's interpreter (3.9.0, and
+    triton-ascend 3.2.0's) narrows fp32 to bf16 toward zero, rtne asked for or not, where torch
+    and a GPU round to nearest even: the in-kernel bf16 narrowing is compared with what the
+    backend does, the host's (torch's) with round to nearest even."""
+    from kb_tools.kernels import boundary
+    from kb_tools.runtime import backends
+
+    torch = _torch()
+    for dtype in (torch.float16, torch.bfloat16):
+        x = torch.randn(1500, generator=torch.Generator().manual_seed(15)).to(dtype)
+        wide = x.float() * 0.37
+        nearest = wide.to(dtype)
+        in_kernel = nearest
+        if dtype == torch.bfloat16 and backends.interpreting():
+            in_kernel = (wide.view(torch.int32) & ~0xFFFF).view(torch.float32).to(dtype)  # exact: low bits cleared
+            assert int((in_kernel != nearest).sum()) > 0
+        assert _same_bits(boundary.compliant_scale(x, 0.37, backend=BACKEND, block=512), in_kernel), dtype
+        assert _same_bits(boundary.host_cast_scale(x, 0.37, backend=BACKEND, block=512), nearest), dtype
+
+
+def row_sum():
+    """accumulator-precision: an fp32 accumulator sums fp16 rows within fp32 mix_tolerance of the
+    float64 sum in either order; an fp16 accumulator is off by far more on the same rows."""
+    from kb_tools.kernels import accumulate
+
+    torch = _torch()
+    x = (torch.rand(4, 3000, generator=torch.Generator().manual_seed(16)) + 0.5).half()
+    exact = x.double().sum(1)
+    errors = {}
+    for acc_fp32 in (True, False):
+        for reverse in (False, True):
+            got = accumulate.row_sum(x, backend=BACKEND, acc_fp32=acc_fp32, reverse=reverse, tile=64)
+            errors[acc_fp32, reverse] = float(((got.double() - exact).abs() / exact).max())
+    assert max(errors[True, False], errors[True, True]) < 1e-6, errors
+    assert min(errors[False, False], errors[False, True]) > 100 * max(errors[True, False], errors[True, True]), errors
+
+
 CASES = {name: fn for name, fn in list(globals().items())
          if callable(fn) and not name.startswith("_") and fn.__module__ == __name__ and fn.__doc__}
 

@@ -18,12 +18,11 @@ from pathlib import Path
 
 from kb_tools.audit.module import FUNCTION_DEFS, ModuleInfo
 from kb_tools.audit.names import bind_import
+from kb_tools.contract.discovery import op_candidates
 from kb_tools.contract.specs import OpSpec, load_spec
 from kb_tools.diagnostics import KbError, KbErrors
 from kb_tools.files.text import is_dir, is_file
 
-_AFFIXES = (("test_", ""), ("", "_test"), ("", "_golden"), ("golden_", ""), ("", "_wrapper"), ("", "_impl"),
-            ("", "_kernel"), ("", "_third_party"))
 MAX_SPEC_LEVELS = 4  # folders searched upwards for ops/<op>.yaml
 
 
@@ -58,17 +57,6 @@ class FileContext:
         """The module name of the wrapper file the spec names (``ops/wrappers/softmax_wrapper.py``
         -> ``softmax_wrapper``), None without one."""
         return self.spec.wrapper.rsplit("/", 1)[-1].removesuffix(".py") if self.spec and self.spec.wrapper else None
-
-
-def op_candidates(path: Path) -> list[str]:
-    """Operator names a file may belong to, most specific first."""
-    names = []
-    for stem in (path.stem, path.parent.name, path.parent.parent.name):
-        for prefix, suffix in _AFFIXES:
-            if stem.startswith(prefix) and stem.endswith(suffix) and len(stem) > len(prefix) + len(suffix):
-                names.append(stem[len(prefix):len(stem) - len(suffix)] if suffix else stem[len(prefix):])
-        names.append(stem)
-    return list(dict.fromkeys(n for n in names if n and n.isidentifier()))
 
 
 @lru_cache(maxsize=256)

@@ -70,9 +70,10 @@ def read_inventory(path: Path) -> dict[str, str]:
     from kb_tools.files.yamlio import load_yaml
 
     if not os.path.lexists(path):  # a KB without it would switch the absent-API rule off without a word
-        from kb_tools.audit.rules.kn103_kernel_absent_api import CODE  # here: the rule module imports this one
+        from kb_tools.audit.codes import RULES
 
-        fail(path, None, "AU031", f"missing: the absent-API rule ({CODE}) checks kernel API names against it; restore it",
+        code = next(c for c, rule in RULES.items() if rule.name == "kernel-absent-api")
+        fail(path, None, "AU031", f"missing: the absent-API rule ({code}) checks kernel API names against it; restore it",
              EXIT_USAGE)
     try:
         data = load_yaml(read_text(path, code_prefix="AU"), path, code="AU030")

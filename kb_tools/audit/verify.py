@@ -1,5 +1,5 @@
 """``kbt verify``: the contract check, the audit of the delivered wrapper and of the golden,
-test and kernel each claim names (contract.claim_audit), and the two held together. A
+test and kernel each claim names (audit.claims), and the two held together. A
 KB_USAGE record that claims anything (implemented, deviated, not_applicable) for a
 ``static`` invariant whose rule the audit finds violated fails, whatever its justification
 says: no document can widen the boundary (seed 003, "no exceptions"). A ``# kbt: ignore``
@@ -65,7 +65,7 @@ def verify(out_dir: Path, kb: KnowledgeBase, source_root: Path,
                                 f"{record.get('reference')} {inv.id}: claims {status} but the audit finds {inv.rule} "
                                 f"at {first.path}:{first.line}:{first.col}" + (f" (and {more} more)" if more else "")
                                 + "; no status or justification can waive a static invariant"))
-    from kb_tools.contract.claim_audit import verify_claims  # the golden, test and kernel each claim names
+    from kb_tools.audit.claims import verify_claims  # the golden, test and kernel each claim names
 
     diags += verify_claims(out_dir, kb, source_root, wrapper)
     return sorted(set(diags)), str(wrapper_path)

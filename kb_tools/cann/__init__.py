@@ -11,18 +11,12 @@
   ``outputs`` ({output name: dtypes}), ``mode`` (three_party/two_party), ``widening`` and
   ``widening_at`` (the kernel's plain widening: float32, none or unknown), ``socs``, and
   ``problems`` (one ``path:line`` line for each thing not read).
-- ``as_spec(folder) -> OpSpec | None``: the folder as opkb's spec (dtypes, reached criteria,
-  widening), with topology and target inferred and the reasons in its description; the spec
-  discovery of select, usage, review, verify, audit and compare calls it for such a folder.
+
+The folder as opkb's spec is ``kb_tools.contract.cann_spec.as_spec``; its judged golden is
+``kb_tools.audit.cann_goldens`` (this room stands below both).
 """
 
 from kb_tools.cann.folder import OperatorFacts, find_operators, read_operator
 
 
-def as_spec(folder):
-    """See kb_tools.cann.spec_view.as_spec (imported here on use: the contract package is heavier)."""
-    from kb_tools.cann.spec_view import as_spec as convert
-    return convert(folder)
-
-
-__all__ = ["OperatorFacts", "as_spec", "find_operators", "read_operator"]
+__all__ = ["OperatorFacts", "find_operators", "read_operator"]

@@ -24,6 +24,19 @@ MAX_SPECS = 64  # specs loaded to find the one that fits the code
 MAX_SELECTION_BYTES = 1 << 20
 SELECTION = "KB_SELECTION.json"
 CODE = "SP040"
+_AFFIXES = (("test_", ""), ("", "_test"), ("", "_golden"), ("golden_", ""), ("", "_wrapper"), ("", "_impl"),
+            ("", "_kernel"), ("", "_third_party"))
+
+
+def op_candidates(path: Path) -> list[str]:
+    """Operator names a file may belong to, most specific first."""
+    names = []
+    for stem in (path.stem, path.parent.name, path.parent.parent.name):
+        for prefix, suffix in _AFFIXES:
+            if stem.startswith(prefix) and stem.endswith(suffix) and len(stem) > len(prefix) + len(suffix):
+                names.append(stem[len(prefix):len(stem) - len(suffix)] if suffix else stem[len(prefix):])
+        names.append(stem)
+    return list(dict.fromkeys(n for n in names if n and n.isidentifier()))
 
 
 @dataclass(frozen=True)
@@ -56,7 +69,8 @@ def discover(path: Path | str, flag: str = "--spec ops/<op>.yaml") -> Found:
             found = _from_cann(current)
         if found is not None:
             return found
-    cann = " (a CANN operator folder is not read as a spec yet)" if _is_dir(folder / "op_host") else ""
+    cann = (f" (its op_host/ registers no output dtype opkb reads; kbt spec {start} says what was not read)"
+            if _is_dir(folder / "op_host") else "")
     raise _stop(start, f"no operator spec found: no {SELECTION} and no ops/*.yaml in this folder or "
                 f"{MAX_LEVELS - 1} above it{cann}", flag)
 
@@ -125,8 +139,6 @@ def _fits(spec: OpSpec, code: Path, folder: Path) -> bool:
             return True
     except (OSError, RuntimeError):  # the wrapper's path meets a symlink loop: it names no file
         pass
-    from kb_tools.audit.family_context import op_candidates
-
     return spec.op in op_candidates(code)
 
 
@@ -157,17 +169,13 @@ def _specs_in(ops: Path, flag: str) -> tuple[list[OpSpec], list[Exception]]:
 
 
 def _from_cann(folder: Path) -> Found | None:
-    """A CANN operator folder (op_host/) read as a spec by ``kb_tools.cann.as_spec``; None
-    until that exists: ``read_operator`` gives the folder's dtypes and criteria but no
-    topology, which routing needs."""
-    from kb_tools import cann
+    """A CANN operator folder (op_host/) read as its spec (``kb_tools.contract.cann_spec``);
+    None when it is not one or registers no output dtype opkb reads."""
+    from kb_tools.contract.cann_spec import as_spec
 
-    as_spec = getattr(cann, "as_spec", None)
-    if as_spec is None:
-        return None
     try:
         spec = as_spec(folder)
-    except Exception:  # noqa: BLE001 - not a CANN folder, or one it cannot read
+    except (KbError, KbErrors, OSError, ValueError):  # a folder it cannot read: the fallback message says so
         return None
     return Found(spec, f"the CANN operator folder {folder}") if spec is not None else None
 

@@ -10,11 +10,12 @@ import ast
 from pathlib import Path
 
 from kb_tools.audit.casts import cast_target
-from kb_tools.audit.family_context import FileContext, op_candidates
+from kb_tools.audit.family_context import FileContext
+from kb_tools.contract.discovery import op_candidates
 from kb_tools.audit.findings import RawFinding, call_pos
 from kb_tools.audit.golden_rules import declared_names
 from kb_tools.audit.roles import GOLDEN
-from kb_tools.cann.golden_audit import is_cann_golden
+from kb_tools.audit.cann_goldens import is_cann_golden
 from kb_tools.audit.rules import gd102_golden_casts_floats as gd102
 from kb_tools.kb import vocabulary as V
 

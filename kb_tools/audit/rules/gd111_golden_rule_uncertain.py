@@ -9,7 +9,7 @@ from __future__ import annotations
 from kb_tools.audit.family_context import FileContext
 from kb_tools.audit.findings import RawFinding
 from kb_tools.audit.roles import GOLDEN
-from kb_tools.cann.golden_audit import cann_findings, is_cann_golden
+from kb_tools.audit.cann_goldens import cann_findings, is_cann_golden
 
 CODE = "GD111"
 ROLES = (GOLDEN,)  # the file roles (kb_tools/audit/roles.py) the rule reads

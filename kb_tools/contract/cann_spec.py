@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kb_tools.cann.folder import read_operator
-from kb_tools.contract.specs import OpSpec
+from kb_tools.contract.opspec import OpSpec
 from kb_tools.kb import vocabulary as V
 
 # SoC names of AddConfig -> opkb's targets (Atlas A2 = 910B, A3 = 910_93, A5 = 950)
