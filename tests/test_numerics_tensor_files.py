@@ -162,14 +162,21 @@ def test_a_header_that_declares_more_than_its_bytes_is_refused_from_the_header(t
 
 
 def test_more_than_the_machine_holds_is_refused(tmp_path, capsys, monkeypatch):
+    """One tensor may take a quarter of the machine's memory; OPKB_MAX_TENSOR_BYTES raises the
+    limit, never past the machine's memory."""
     from kb_tools.numerics import tensors_io
 
-    a = numpy_file(tmp_path / "a.npy", "float32")
+    a = numpy_file(tmp_path / "a.npy", "float32")  # 12 float32: 48 bytes
     torch.save(torch.ones(3, 4), tmp_path / "a.pt")
     monkeypatch.setattr(tensors_io, "machine_memory", lambda: 40)
     for path in (a, tmp_path / "a.pt"):
         code, out = run(capsys, path, path, "mix_tolerance")
-        assert code == 2 and "more than this machine's memory (40 bytes)" in out.err, out.err
+        assert code == 2 and "48 bytes" in out.err and "over the 10-byte limit of one tensor" in out.err, out.err
+    monkeypatch.setenv("OPKB_MAX_TENSOR_BYTES", str(10**9))
+    code, out = run(capsys, a, a, "mix_tolerance")
+    assert code == 2 and "over the 40-byte limit" in out.err, out.err
+    monkeypatch.setattr(tensors_io, "machine_memory", lambda: 1 << 30)
+    assert run(capsys, a, a, "mix_tolerance")[0] == 0
 
 
 def test_an_expanded_tensor_is_refused_when_huge_and_compared_when_small(tmp_path, capsys):
