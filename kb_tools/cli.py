@@ -12,6 +12,7 @@ import sys
 
 from kb_tools.commands import build_parser, command_names, invoked, run_parsed
 from kb_tools.diagnostics import EXIT_USAGE, EscapingStream, unexpected
+from kb_tools.files.limits import malformed
 
 __all__ = ["build_parser", "command_names", "main"]
 
@@ -86,6 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     streams = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = (EscapingStream(s) if s is not None else s for s in streams)
     try:
+        settings = malformed()
+        if settings:  # a bound the user meant to raise is not silently left at its default
+            print("\n".join(settings), file=sys.stderr)
+            return EXIT_USAGE
         parser = build_parser(invoked(argv), extra=_front_doors())
         args = parser.parse_args(argv)
         try:

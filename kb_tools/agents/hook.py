@@ -11,10 +11,12 @@ its time limit are each let through with one line saying so.
 
 from __future__ import annotations
 
+from kb_tools.files.limits import limit
+
 NAME = "hook"
 HELP = "run opkb's checks as a coding agent's hooks: audit an edited file, verify before stopping"
 BLOCK = 2  # the hook protocol's "give this back to the agent"
-MAX_PAYLOAD = 1 << 20
+MAX_PAYLOAD = limit("OPKB_MAX_HOOK_PAYLOAD")  # 1 MiB unless set
 DEFAULT_TIMEOUT = 50  # seconds; under the 60 s the shipped settings give the edit hook
 
 

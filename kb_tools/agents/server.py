@@ -18,9 +18,10 @@ from pathlib import Path
 from kb_tools.agents.confine import OutsideRoot, inside
 from kb_tools.agents.invoke import run_command
 from kb_tools.agents.roles import ROLES, prompt_text
+from kb_tools.files.limits import limit
 
 EXIT_USAGE = 2
-MAX_PATHS = 256  # paths in one audit call: a call of 20,000 gave no answer in 12 s
+MAX_PATHS = limit("OPKB_MAX_AUDIT_PATHS")  # 256 unless set: a call of 20,000 gave no answer in 12 s
 DEFAULT_TIME_LIMIT = 120.0  # seconds a tool call may run; kbt mcp --time-limit
 WRITTEN = ("KB_SELECTION.json", "KB_USAGE.json")
 

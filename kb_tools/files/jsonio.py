@@ -18,6 +18,7 @@ from pathlib import Path
 import orjson
 
 from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError, fail, shortened
+from kb_tools.files.limits import limit
 from kb_tools.files.text import not_regular, read_text
 
 try:  # POSIX; elsewhere writes into one folder are not serialised
@@ -28,7 +29,7 @@ except ImportError:  # pragma: no cover - Windows
 # A filled KB_USAGE.json of 69 records is 30 KB. The pure-Python scanner that keeps lines
 # reads a megabyte of tiny values in under a second and 70 MB, so 1 MiB (thirty times the
 # largest real file) bounds what a runaway file can cost.
-MAX_JSON_BYTES = 1024 * 1024
+MAX_JSON_BYTES = limit("OPKB_MAX_JSON_BYTES")  # 1 MiB unless set
 
 
 class _DuplicateKey(Exception):

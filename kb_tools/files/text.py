@@ -8,8 +8,9 @@ import stat
 from pathlib import Path
 
 from kb_tools.diagnostics import EXIT_USAGE, fail
+from kb_tools.files.limits import limit
 
-MAX_TEXT_BYTES = 16 * 1024 * 1024
+MAX_TEXT_BYTES = limit("OPKB_MAX_TEXT_BYTES")  # 16 MiB unless set
 
 
 def _stat(path: Path, code_prefix: str) -> os.stat_result:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import yaml
 
 from kb_tools.diagnostics import EXIT_USAGE, fail, shortened
+from kb_tools.files.limits import limit
 
 try:  # the C parser when libyaml is present; the constructor stays in Python either way
     _BaseLoader = yaml.CSafeLoader
@@ -22,9 +23,9 @@ except AttributeError:  # pragma: no cover - depends on the PyYAML build
 
 # The largest real YAML is a 10 KB page; 256 KiB parses in well under a second even on a
 # loaded machine, so a runaway or hostile file is refused before it costs anything.
-MAX_YAML_BYTES = 256 * 1024
+MAX_YAML_BYTES = limit("OPKB_MAX_YAML_BYTES")  # 256 KiB unless set
 # Real files nest four or five levels; Python's recursion limit would fail near 300.
-MAX_NESTING = 32
+MAX_NESTING = limit("OPKB_MAX_NESTING")  # 32 unless set
 
 
 class LineDict(dict):

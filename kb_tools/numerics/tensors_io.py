@@ -14,6 +14,8 @@ import os
 import stat
 from pathlib import Path
 
+from kb_tools.files.limits import limit, setting
+
 SUFFIXES = (".npy", ".pt", ".pth")
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
           (stat.S_ISSOCK, "a socket"))
@@ -58,17 +60,18 @@ def _declared(path: Path, elements: int, itemsize: int, dtype, held: int | None)
     _fits(path, f"declares {elements} elements of {dtype} ({need} bytes)", need)
 
 
-DEFAULT_MAX_TENSOR_BYTES = 2 << 30  # one tensor, as loaded; OPKB_MAX_TENSOR_BYTES raises it
+TENSOR_SETTING = "OPKB_MAX_TENSOR_BYTES"  # one tensor, as loaded: 2 GiB unless set
 MAX_INFLATION = 16  # torch.save stores its records; a deflated one inflating more than this is a bomb
 
 
 def max_tensor_bytes() -> int:
-    """The most bytes one loaded tensor may take: OPKB_MAX_TENSOR_BYTES, else 2 GiB, and never
+    """The most bytes one loaded tensor may take: OPKB_MAX_TENSOR_BYTES (read on each call; a
+    malformed one is refused at the command line, kb_tools.files.limits), else 2 GiB and never
     more than a quarter of the memory (a compare holds two or three tensors and their work)."""
-    raw = os.environ.get("OPKB_MAX_TENSOR_BYTES", "")
-    if raw.isdigit() and len(raw) < 20:
-        return min(int(raw), machine_memory())
-    return min(DEFAULT_MAX_TENSOR_BYTES, machine_memory() // 4)
+    chosen = setting(TENSOR_SETTING)
+    if chosen is not None:
+        return min(chosen, machine_memory())
+    return min(limit(TENSOR_SETTING), machine_memory() // 4)
 
 
 def _fits(path: Path, what: str, need: int) -> None:
