@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from kb_tools.cann import find_operators, read_operator
+from kb_tools.cann.opdef import read_opdef
 from kb_tools.cli import main
 from kb_tools.commands import spec as spec_command
 
@@ -23,9 +24,30 @@ def test_opdef_vectors_macros_socs_and_follow_are_read():
     assert facts.dtypes == ["bfloat16", "float16", "float32", "int32"]
     assert facts.socs == ["ascend950", "ascend910b"]
     assert facts.outputs == {"y": ["float16", "float32", "bfloat16", "int32"]}
-    assert facts.sources["dtype float16"] == "toy_add/op_host/toy_add_def.cpp:17"
+    # each dtype points at the .DataType( line that registers it, not the Output( line
+    assert facts.sources["dtype float16"] == "toy_add/op_host/toy_add_def.cpp:19"
+    assert facts.sources["dtype int32"] == "toy_add/op_host/toy_add_def.cpp:22"
     copy = read_operator(FIXTURES / "conversion" / "toy_copy", "c")
     assert copy.dtypes == ["bool", "float32"]  # y follows x
+
+
+def test_std_get_of_a_filler_function_and_a_vector_alias_are_resolved():
+    root = Path(__file__).parent / "fixtures" / "cann_opdef" / "conversion"
+    facts = read_operator(root / "toy_pack", "toy_pack")
+    # y = kOut = kData; x and index come from std::get<N> of Pairs(), filled by copies only
+    assert facts.dtypes == ["float16", "int8"]
+    assert not [p for p in facts.problems if "not resolved" in p]
+    assert facts.sources["dtype int8"] == "toy_pack/op_host/toy_pack_def.cpp:43"
+    od = read_opdef(root / "toy_pack" / "op_host" / "toy_pack_def.cpp", "d.cpp")
+    assert {t.name: t.dtypes for t in od.tensors} == {
+        "x": ["float16", "int8"], "index": ["int32", "int64"], "y": ["float16", "int8"]}
+
+
+def test_a_filler_that_is_not_a_plain_copy_stays_a_path_line_problem():
+    root = Path(__file__).parent / "fixtures" / "cann_opdef" / "conversion"
+    facts = read_operator(root / "toy_odd", "toy_odd")
+    assert facts.dtypes == [] and facts.stale == []
+    assert [p.split(": ")[0] for p in facts.problems if "not resolved" in p] == ["toy_odd/op_host/toy_odd_def.cpp:22"]
 
 
 def test_criteria_are_the_reached_ones_through_module_constants():

@@ -75,7 +75,7 @@ def read_operator(folder, shown: str | None = None, *, kernel: bool = True) -> O
             for d in t.dtypes:
                 if d not in facts.outputs[t.name]:
                     facts.outputs[t.name].append(d)
-                registered.setdefault(d, f"{od.path}:{t.line}")
+                registered.setdefault(d, f"{od.path}:{t.dtype_lines.get(d, t.line)}")
     facts.dtypes = sorted(registered)
     for d, at in registered.items():
         facts.sources[f"dtype {d}"] = at

@@ -47,6 +47,7 @@ class Tensor:
     line: int
     follows: str = ""
     unresolved: str = ""
+    dtype_lines: dict[str, int] = field(default_factory=dict)  # dtype -> line of its .DataType(
 
 
 @dataclass
@@ -115,11 +116,91 @@ class _Names:
                     self.found[name] = self.text[m.end() - 1:end]
                     break
             else:
+                self.found[name] = self._bound(name)
+                if self.found[name] is not None:
+                    return self.found[name]
                 built = re.compile(r"\b" + re.escape(name) + r"\s*(?:=\s*(?:std::)?vector\s*<[^<>;]*>\s*)?(\([^;{}]*?\))\s*;")
                 m = built.search(self.text)
                 if m:
                     self.found[name] = m.group(1)
         return self.found[name]
+
+    def _bound(self, name: str) -> str | None:
+        """``name = OTHER;`` (an alias) or ``name = std::get<N>(T);`` with ``T = F();``: the
+        names the element is filled from, or None when the binding is not one of these."""
+        m = re.search(r"\b" + re.escape(name) + r"\s*=\s*([^;{}]*?)\s*;", self.text)
+        if not m:
+            return None
+        bound = m.group(1)
+        if re.fullmatch(r"[A-Za-z_]\w*", bound):
+            return bound if bound != name else None
+        got = _GET.fullmatch(bound)
+        return _tuple_element(self.text, int(got.group(1)), got.group(2)) if got else None
+
+
+def _block(text: str, start: int, limit: int = 20000) -> str | None:
+    """The text of a ``{...}`` block opened just before ``start``; None when nothing closes it."""
+    depth = 1
+    for m in re.finditer(r"[{}]", text[start:start + limit]):
+        depth += 1 if m.group(0) == "{" else -1
+        if depth == 0:
+            return text[start:start + m.start()]
+    return None
+
+
+_GET = re.compile(r"std\s*::\s*get\s*<\s*(\d+)\s*>\s*\(\s*(\w+)\s*\)")
+_ITEM = re.compile(r"(?:(?:std::)?vector\s*<[^<>]*>\s*\(\s*(\w+)\s*\.\s*c?begin\s*\(\s*\)\s*,\s*\1\s*\.\s*c?end\s*\(\s*\)\s*\)|(\w+))")
+
+
+def _split_top(text: str) -> list[str]:
+    """Comma-separated items of a brace list, commas inside brackets kept."""
+    items, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c in "([{<":
+            depth += 1
+        elif c in ")]}>":
+            depth -= 1
+        elif c == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return [i.strip() for i in items if i.strip()]
+
+
+def _tuple_element(text: str, index: int, tuple_name: str) -> str | None:
+    """Element ``index`` of ``tuple_name = F();`` where F returns a brace list of local arrays
+    (``return {a, b};``, ``std::array res{a, b}; return res;`` or vectors built from them), each
+    filled only by ``a[i] = SOURCE[j];``: the SOURCE names (their union is the element's dtype set,
+    whatever the combination order). None where F is anything else."""
+    call = re.search(r"\b" + re.escape(tuple_name) + r"\s*=\s*(\w+)\s*\(\s*\)\s*;", text)
+    if not call:
+        return None
+    head = re.search(r"\b" + re.escape(call.group(1)) + r"\s*\(\s*\)\s*\{", text)
+    body = _block(text, head.end()) if head else None
+    if body is None:
+        return None
+    ret = re.search(r"\breturn\s+([^;]*);", body)
+    if not ret:
+        return None
+    listed = ret.group(1).strip()
+    if re.fullmatch(r"\w+", listed):  # return res; with res declared as a brace list
+        decl = re.search(r"\b" + listed + r"\s*(?:=\s*)?\{([^;]*)\}\s*;", body)
+        listed = "{" + decl.group(1) + "}" if decl else ""
+    brace = re.search(r"\{(.*)\}\s*$", listed, re.S)
+    items = _split_top(brace.group(1)) if brace else []
+    if index >= len(items):
+        return None
+    item = _ITEM.fullmatch(items[index])
+    local = item and (item.group(1) or item.group(2))
+    if not local:
+        return None
+    sources = []
+    for m in re.finditer(r"\b" + re.escape(local) + r"\s*\[[^\]]*\]\s*=\s*([^;]*);", body):
+        rhs = re.fullmatch(r"\s*(?:((?:ge::)?DT_[A-Z0-9_]+)|(\w+)\s*\[[^\]]*\])\s*", m.group(1))
+        if not rhs:
+            return None
+        sources.append(rhs.group(1) or rhs.group(2))
+    return " ".join(sources) or None
 
 
 def _resolve(arg: str, names: "_Names", depth: int = 0) -> list[str] | None:
@@ -180,9 +261,11 @@ def read_opdef(path: Path, shown: str) -> OpDef:
             dtypes = _resolve(arg, names)
             if dtypes is None:
                 tensor.unresolved = (f"{shown}:{cline}: {kind} '{m.group(2)}' dtypes '{' '.join(arg.split())[:60]}' "
-                                     "not resolved (not a brace list, declared vector or plain macro)")
+                                     "not resolved (not a brace list, declared vector, alias, plain macro or std::get of a plain copy)")
             else:
                 tensor.dtypes += dtypes
+                for d in dtypes:
+                    tensor.dtype_lines.setdefault(d, cline)
         result.tensors.append(tensor)
     by_name = {t.name: t for t in result.tensors}
     for t in result.tensors:  # a Follow takes the followed tensor's dtypes
@@ -190,6 +273,7 @@ def read_opdef(path: Path, shown: str) -> OpDef:
             src = by_name.get(t.follows)
             if src and src.dtypes:
                 t.dtypes = list(src.dtypes)
+                t.dtype_lines = {d: t.line for d in t.dtypes}
             else:
                 t.unresolved = f"{shown}:{t.line}: {t.kind} '{t.name}' follows '{t.follows}', whose dtypes are unknown"
     result.problems += [t.unresolved for t in result.tensors if t.unresolved]

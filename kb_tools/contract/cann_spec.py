@@ -8,14 +8,45 @@ the inference is wrong, write an ``ops/<op>.yaml`` and pass it with ``--spec``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-from kb_tools.cann.folder import read_operator
+from kb_tools.cann.folder import GOLDEN, read_operator
+from kb_tools.cann.opdef import DT_NAMES
 from kb_tools.contract.opspec import OpSpec
+from kb_tools.diagnostics import Diagnostic
 from kb_tools.kb import vocabulary as V
 
 # SoC names of AddConfig -> opkb's targets (Atlas A2 = 910B, A3 = 910_93, A5 = 950)
 SOC_TARGETS = {"ascend910b": "a2", "ascend910_93": "a3", "ascend950": "a5"}
+
+
+_GE_NAMES = {ttk: ge for ge, ttk in DT_NAMES.items()}
+
+
+@dataclass(frozen=True)
+class CannSpec(OpSpec):
+    """An OpSpec read from a folder: its gaps are fixed in the folder, not in an ops/<op>.yaml."""
+
+    golden: str = ""  # the folder's tests/assets/golden.py as shown
+
+    def criterion_gaps(self) -> list[Diagnostic]:
+        """SP030 at the OpDef line registering the dtype, with the fix a CANN developer makes."""
+        golden = _near(self.golden) if self.golden else GOLDEN.as_posix()
+        return [Diagnostic(str(self.path), self.dtype_lines.get(d), "SP030",
+                           f"dtype {d} is registered here but no tolerance TTK reaches covers it: TTK would "
+                           f"judge it by its default {V.undeclared_criterion(d)} instead of this operator's "
+                           f"standard (seed 000 §7); add \"{d}\": {{\"standard\": ...}} to the tolerance of the "
+                           f"spec class that __spec__ names in {golden} (binary_equal, stat_rel_err or "
+                           f"cross_check), or drop ge::{_GE_NAMES.get(d, d)} from this DataType list")
+                for d in self.uncovered_dtypes()]
+
+
+def _near(path: str) -> str:
+    """``path`` relative to the current folder when it lies below it, as a user would type it."""
+    here = Path.cwd()
+    full = Path(path).absolute()
+    return full.relative_to(here).as_posix() if full.is_relative_to(here) else path
 
 
 def infer_topology(folder: Path) -> tuple[str, str]:
@@ -63,6 +94,6 @@ def as_spec(folder) -> OpSpec | None:
     def_path = next(iter(sorted((folder / "op_host").glob("*_def.cpp"))), folder / "op_host")
     lines = {d: int(at.rsplit(":", 1)[1]) for d in dtypes
              if (at := facts.sources.get(f"dtype {d}", "")).rsplit(":", 1)[-1].isdigit()}
-    return OpSpec(op=facts.op, class_id=".", topologies=(topology,), properties={"dtypes": dtypes},
+    return CannSpec(op=facts.op, class_id=".", topologies=(topology,), properties={"dtypes": dtypes},
                   target=target, criteria=criteria, widening=widening, wrapper=None,
-                  description=" ".join(notes), path=def_path, dtype_lines=lines)
+                  description=" ".join(notes), path=def_path, dtype_lines=lines, golden=facts.golden_path)
