@@ -7,56 +7,35 @@ interpreter (the tests hand it CPU tensors), so the delivered kernel itself runs
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import torch
-import yaml
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
-sys.path.insert(0, str(HERE))
+sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 import make_tensors  # noqa: E402
-from kb_tools.numerics.criteria import judge  # noqa: E402
-from kb_tools.numerics.metrics import compute  # noqa: E402
+from harness import Example, host_trace, line_of, plant  # noqa: E402
 from kb_tools.numerics.promote import case_mode  # noqa: E402
-from kb_tools.numerics.tensors_io import load  # noqa: E402
-from kb_tools.runtime.trace import trace_call  # noqa: E402
 from legs.golden import WIDENING, golden_add  # noqa: E402
 from ops.prototypes import add as prototype  # noqa: E402
 from ops.wrappers.add_wrapper import add_kernel, add_wrapper, scalar_result_dtype  # noqa: E402
 
-SPEC = yaml.safe_load((REPO / "ops" / "add.yaml").read_text())
+EXAMPLE = Example(__file__)
+SPEC = EXAMPLE.spec
 DTYPES = list(prototype.SUPPORTED_DTYPES)
 INT_DTYPES = [d for d in DTYPES if d.startswith("int")]
 LAUNCHES = []
 add_kernel.add_pre_run_hook(lambda *args, **kwargs: LAUNCHES.append(1))  # counts launches, interpreter or device
 
 
-def saved(dtype: str, leg: str):
-    return load(next((HERE / "tensors" / dtype).glob(f"{leg}.*")))
-
-
-def judged(out, expected, dtype):
-    """The spec's criterion for the dtype decides; the output dtype must be the golden's too."""
-    assert out.dtype == expected.dtype and out.shape == expected.shape
-    verdict = judge(SPEC["criteria"][dtype], out, expected, dtype=dtype)
-    assert verdict.passed, verdict.reasons
-
-
-@pytest.fixture(autouse=True)
-def seeded():
-    """Every test draws from the same stream, so a failure reproduces (TS105)."""
-    torch.manual_seed(0)
+saved, judged = EXAMPLE.saved, EXAMPLE.judged
 
 
 def test_prototype_matches_spec():
-    assert sorted(prototype.SUPPORTED_DTYPES) == sorted(SPEC["properties"]["dtypes"])
-    assert sorted(prototype.SUPPORTED_RANKS) == sorted(SPEC["properties"]["ranks"])
+    EXAMPLE.check_prototype(prototype)
     assert WIDENING == SPEC["widening"]
 
 
@@ -72,11 +51,9 @@ def test_every_case_is_two_party():
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_saved_tensors_are_the_kernels_and_pass_their_criterion(dtype):
     legs = make_tensors.run_legs(dtype)
-    for leg in ("input", "dut", "golden"):
-        assert torch.equal(legs[leg], saved(dtype, leg)), f"{dtype} {leg} no longer matches the saved tensor"
+    EXAMPLE.check_saved(legs, dtype, ("input", "dut", "golden"))
     judged(legs["dut"], legs["golden"], dtype)
-    metrics = compute(legs["dut"], legs["golden"], dtype)
-    assert metrics.max_abs is not None and metrics.max_rel is not None and metrics.cosine > 0.999
+    EXAMPLE.check_legs(legs, dtype)
 
 
 SCALAR_KINDS = [2, -1, 0, 300, 2.5, float("nan"), True]
@@ -155,30 +132,19 @@ def test_outside_the_prototype_is_rejected_before_the_launch():
 
 
 def test_nothing_dispatched_outside_the_kernel():
-    from triton.runtime.interpreter import GridExecutor  # the interpreter's launch copies arguments to the host
-
     x = torch.randn(4, 300, 3).transpose(0, 2)
-    trace = trace_call(add_wrapper, x, 2.5, -1, kernels=[add_kernel.fn, GridExecutor.__call__], backend="cpu")
+    trace = host_trace(add_wrapper, x, 2.5, -1, kernel=add_kernel)
     assert trace.violations == [] and trace.ops
 
 
 def test_planted_host_cast_is_caught(tmp_path):
     """A host cast planted in a copy: kbt verify names WB101 at its line and fails the claim."""
-    copy = tmp_path / "add"
-    shutil.copytree(HERE, copy, ignore=shutil.ignore_patterns("__pycache__", "tensors"))
-    wrapper = copy / "ops" / "wrappers" / "add_wrapper.py"
-    text = wrapper.read_text()
+    copy = EXAMPLE.copy(tmp_path)
     anchor = "    out = torch.empty(out_shape, dtype=out_dtype, device=x.device)\n"
-    planted = text.replace(anchor, "    x = x.to(out_dtype)\n" + anchor)
-    assert planted != text
-    wrapper.write_text(planted)
-    # the copy's selection is made afresh, so that a page edited since the last `make examples` cannot mask the plant
-    kbt = [sys.executable, "-m", "kb_tools"]
-    subprocess.run([*kbt, "select", "ops/add.yaml", "-o", str(copy)], cwd=REPO, check=True, capture_output=True, timeout=120)
-    proc = subprocess.run([*kbt, "verify", str(copy), "--root", str(copy)],
-                          cwd=REPO, capture_output=True, text=True, timeout=120)
-    line = planted.splitlines().index("    x = x.to(out_dtype)") + 1
+    planted = plant(copy / "ops" / "wrappers" / "add_wrapper.py", anchor, "    x = x.to(out_dtype)\n" + anchor)
+    proc = EXAMPLE.kbt("verify", copy, "--root", copy, select_into=copy)
     assert proc.returncode == 1
+    line = line_of(planted, "    x = x.to(out_dtype)")
     assert "WB101" in proc.stderr and "no-host-cast" in proc.stderr and f"add_wrapper.py:{line}:" in proc.stderr
 
 

@@ -8,59 +8,44 @@ width); the comparisons with torch leave those positions to the guarded golden.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import torch
-import yaml
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
-sys.path.insert(0, str(HERE))
+sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 import make_tensors  # noqa: E402
-from kb_tools.numerics.criteria import judge  # noqa: E402
+from harness import Example, host_trace, line_of, plant  # noqa: E402
 from kb_tools.numerics.integers import wrap  # noqa: E402
 from kb_tools.numerics.promote import case_mode  # noqa: E402
-from kb_tools.numerics.tensors_io import load  # noqa: E402
-from kb_tools.runtime.trace import trace_call  # noqa: E402
 from legs.golden import WIDENING, ZERO_DIVISOR_YIELDS, golden_floor_divide  # noqa: E402
 from ops.prototypes import floor_divide as prototype  # noqa: E402
 from ops.wrappers.floor_divide_wrapper import floor_divide_kernel, floor_divide_wrapper  # noqa: E402
 
-SPEC = yaml.safe_load((REPO / "ops" / "floor_divide.yaml").read_text())
+EXAMPLE = Example(__file__)
+SPEC = EXAMPLE.spec
+saved = EXAMPLE.saved
 DTYPES = list(prototype.SUPPORTED_DTYPES)
 SIGNED = [d for d in DTYPES if d != "uint8"]
 LAUNCHES = []
 floor_divide_kernel.add_pre_run_hook(lambda *args, **kwargs: LAUNCHES.append(1))
 
 
-def saved(dtype: str, leg: str):
-    return load(HERE / "tensors" / dtype / f"{leg}.npy")
-
-
 def judged(out, expected, dtype):
-    assert out.dtype == expected.dtype == getattr(torch, dtype) and out.shape == expected.shape
-    verdict = judge(SPEC["criteria"][dtype], out, expected, dtype=dtype)
-    assert verdict.passed, verdict.reasons
+    """Floor division keeps the operands' dtype; the spec's criterion for it decides."""
+    assert out.dtype == getattr(torch, dtype)
+    EXAMPLE.judged(out, expected, dtype)
 
 
 def info(dtype: str):
     return torch.iinfo(getattr(torch, dtype))
 
 
-@pytest.fixture(autouse=True)
-def seeded():
-    """Every test draws from the same stream, so a failure reproduces (TS105)."""
-    torch.manual_seed(0)
-
-
 def test_prototype_matches_spec():
-    assert sorted(prototype.SUPPORTED_DTYPES) == sorted(SPEC["properties"]["dtypes"])
-    assert sorted(prototype.SUPPORTED_RANKS) == sorted(SPEC["properties"]["ranks"])
+    EXAMPLE.check_prototype(prototype)
     assert WIDENING == SPEC["widening"] and ZERO_DIVISOR_YIELDS == prototype.ZERO_DIVISOR_YIELDS
     assert "a zero divisor yields 0" in " ".join(SPEC["description"].split())
 
@@ -184,25 +169,19 @@ def test_outside_the_prototype_is_rejected_before_the_launch():
 
 
 def test_nothing_dispatched_outside_the_kernel():
-    from triton.runtime.interpreter import GridExecutor  # the interpreter's launch copies arguments to the host
-
     x = torch.randint(-99, 99, (30, 7), dtype=torch.int16).t()
-    trace = trace_call(floor_divide_wrapper, x, -3, kernels=[floor_divide_kernel.fn, GridExecutor.__call__], backend="cpu")
+    trace = host_trace(floor_divide_wrapper, x, -3, kernel=floor_divide_kernel)
     assert trace.violations == [] and trace.ops
 
 
 def test_planted_unguarded_minus_one_divisor_is_caught(tmp_path):
     """The golden's -1 route removed in a copy: kbt audit reports GD104 at the division."""
-    copy = tmp_path / "floor_divide"
-    shutil.copytree(HERE, copy, ignore=shutil.ignore_patterns("__pycache__", "tensors"))
-    golden = copy / "legs" / "golden.py"
-    text = golden.read_text()
-    planted = (text.replace("    minus_one = b == -1\n", "")
-               .replace("minus_one | zero", "zero")
-               .replace("    quotient = torch.where(minus_one, torch.neg(a), quotient)  # -INT_MIN wraps to INT_MIN at this width\n", ""))
+    golden = EXAMPLE.copy(tmp_path) / "legs" / "golden.py"
+    plant(golden, "    minus_one = b == -1\n", "")
+    plant(golden, "minus_one | zero", "zero")
+    planted = plant(golden, "    quotient = torch.where(minus_one, torch.neg(a), quotient)  # -INT_MIN wraps to INT_MIN at this width\n", "")
     assert "minus_one" not in planted
-    golden.write_text(planted)
-    proc = subprocess.run([sys.executable, "-m", "kb_tools", "audit", str(copy)], cwd=REPO, capture_output=True, text=True, timeout=120)
-    line = next(i for i, row in enumerate(planted.splitlines(), 1) if 'rounding_mode="floor"' in row)
+    proc = EXAMPLE.kbt("audit", golden.parents[1])
     assert proc.returncode == 1
+    line = line_of(planted, 'rounding_mode="floor"')
     assert f"golden.py:{line}:" in proc.stdout and "GD104" in proc.stdout and "INT_MIN / -1" in proc.stdout

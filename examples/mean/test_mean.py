@@ -6,38 +6,31 @@ interpreter (the tests hand it CPU tensors), so the delivered kernel runs on the
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import torch
-import yaml
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
-sys.path.insert(0, str(HERE))
+sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 import make_tensors  # noqa: E402
+from harness import Example, host_trace, line_of, plant  # noqa: E402
 from kb_tools.numerics.criteria import judge  # noqa: E402
 from kb_tools.numerics.metrics import compute  # noqa: E402
 from kb_tools.numerics.promote import case_mode  # noqa: E402
-from kb_tools.numerics.tensors_io import load  # noqa: E402
-from kb_tools.runtime.trace import trace_call  # noqa: E402
 from legs.golden import golden_mean  # noqa: E402
 from legs.third_party import WIDENING  # noqa: E402
 from ops.prototypes import mean as prototype  # noqa: E402
 from ops.wrappers.mean_wrapper import VERSIONS, mean_kernel, mean_wrapper, reduction_block  # noqa: E402
 
-SPEC = yaml.safe_load((REPO / "ops" / "mean.yaml").read_text())
+EXAMPLE = Example(__file__)
+SPEC = EXAMPLE.spec
+saved = EXAMPLE.saved
 DTYPES = list(prototype.SUPPORTED_DTYPES)
 LAUNCHES = []
 mean_kernel.add_pre_run_hook(lambda *args, **kwargs: LAUNCHES.append(1))
-
-
-def saved(dtype: str, leg: str):
-    return load(next((HERE / "tensors" / dtype).glob(f"{leg}.*")))
 
 
 def judged(out, x, dim=None, keepdim=False):
@@ -55,15 +48,8 @@ def judged(out, x, dim=None, keepdim=False):
     assert verdict.passed, verdict.reasons
 
 
-@pytest.fixture(autouse=True)
-def seeded():
-    """Every test draws from the same stream, so a failure reproduces (TS105)."""
-    torch.manual_seed(0)
-
-
 def test_prototype_matches_spec():
-    assert sorted(prototype.SUPPORTED_DTYPES) == sorted(SPEC["properties"]["dtypes"])
-    assert sorted(prototype.SUPPORTED_RANKS) == sorted(SPEC["properties"]["ranks"])
+    EXAMPLE.check_prototype(prototype)
     assert WIDENING == SPEC["widening"] and make_tensors.CRITERIA == SPEC["criteria"]
 
 
@@ -81,14 +67,9 @@ def test_each_dtype_is_its_own_case():
 def test_saved_tensors_are_the_kernels_and_pass_their_criterion(dtype):
     legs = make_tensors.run_legs(dtype)
     assert sorted(legs) == sorted(p.stem for p in (HERE / "tensors" / dtype).iterdir())
-    for leg, tensor in legs.items():
-        assert torch.equal(tensor, saved(dtype, leg)), f"{dtype} {leg} no longer matches the saved tensor"
-    criterion = SPEC["criteria"][dtype]
-    verdict = judge(criterion, legs["dut"], legs["golden"], legs.get("third_party"), dtype=dtype)
-    assert verdict.passed, verdict.reasons
-    metrics = compute(legs["dut"], legs["golden"], dtype)
-    assert metrics.max_abs is not None and metrics.max_rel is not None and metrics.cosine > 0.999
-    if criterion == "cross_check":  # the golden sits above both legs, and the third-party error is real
+    EXAMPLE.check_saved(legs, dtype)
+    EXAMPLE.check_legs(legs, dtype)
+    if SPEC["criteria"][dtype] == "cross_check":  # the golden sits above both legs, and the third-party error is real
         assert legs["golden"].dtype == torch.float32 and legs["third_party"].dtype == legs["dut"].dtype
         assert compute(legs["third_party"], legs["golden"], dtype).max_abs > 0
     else:
@@ -177,40 +158,27 @@ def test_outside_the_prototype_is_rejected_before_the_launch():
 
 
 def test_nothing_dispatched_outside_the_kernel():
-    from triton.runtime.interpreter import GridExecutor  # the interpreter's launch copies arguments to the host
-
     x = torch.randn(4, 300, 3).transpose(0, 2)
-    trace = trace_call(mean_wrapper, x, 1, kernels=[mean_kernel.fn, GridExecutor.__call__], backend="cpu")
+    trace = host_trace(mean_wrapper, x, 1, kernel=mean_kernel)
     assert trace.violations == [] and trace.ops
 
 
 def test_planted_second_launch_is_caught(tmp_path):
     """A second launch planted in a copy: kbt verify reports WB109 and fails the single-launch claim."""
-    copy = tmp_path / "mean"
-    shutil.copytree(HERE, copy, ignore=shutil.ignore_patterns("__pycache__", "tensors"))
+    copy = EXAMPLE.copy(tmp_path)
     wrapper = copy / "ops" / "wrappers" / "mean_wrapper.py"
     text = wrapper.read_text()
     start = text.index("    mean_kernel[(max(1, n_out),)]")
     launch = text[start:text.index("    return y\n", start)]
-    planted = text.replace(launch, launch + launch)  # the same launch twice
-    wrapper.write_text(planted)
-    kbt = [sys.executable, "-m", "kb_tools"]
-    subprocess.run([*kbt, "select", "ops/mean.yaml", "-o", str(copy)], cwd=REPO, check=True, capture_output=True, timeout=120)
-    proc = subprocess.run([*kbt, "verify", str(copy), "--root", str(copy)], cwd=REPO, capture_output=True, text=True, timeout=120)
+    plant(wrapper, launch, launch + launch)  # the same launch twice
+    proc = EXAMPLE.kbt("verify", copy, "--root", copy, select_into=copy)
     assert proc.returncode == 1
     assert "WB109" in proc.stderr and "single-launch" in proc.stderr
 
 
 def test_planted_golden_cast_back_is_caught(tmp_path):
     """A golden that casts its promoted result back to half, planted in a copy: kbt audit reports GD102."""
-    copy = tmp_path / "mean"
-    shutil.copytree(HERE, copy, ignore=shutil.ignore_patterns("__pycache__", "tensors"))
-    golden = copy / "legs" / "golden.py"
-    text = golden.read_text()
-    planted = text.replace("torch.mean(x)\n", "torch.mean(x).to(torch.float16)\n")
-    assert planted != text
-    golden.write_text(planted)
-    proc = subprocess.run([sys.executable, "-m", "kb_tools", "audit", str(copy), "--spec", "ops/mean.yaml"],  # the copy is outside the repository
-                          cwd=REPO, capture_output=True, text=True, timeout=120)
-    line = next(i for i, row in enumerate(planted.splitlines(), 1) if "float16)" in row)
-    assert proc.returncode == 1 and "GD102" in proc.stdout and f"golden.py:{line}:" in proc.stdout
+    copy = EXAMPLE.copy(tmp_path)
+    planted = plant(copy / "legs" / "golden.py", "torch.mean(x)\n", "torch.mean(x).to(torch.float16)\n")
+    proc = EXAMPLE.kbt("audit", copy, "--spec", "ops/mean.yaml")
+    assert proc.returncode == 1 and "GD102" in proc.stdout and f"golden.py:{line_of(planted, 'float16)')}:" in proc.stdout
