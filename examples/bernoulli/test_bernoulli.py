@@ -7,35 +7,32 @@ present) or on CUDA; every tensor goes to the kernel's device and comes back to 
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
 from functools import partial
 from pathlib import Path
 
 import pytest
 import torch
-import yaml
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 import make_tensors  # noqa: E402
+from harness import Example, Launches, host_trace, plant  # noqa: E402
 from kb_tools.memory import parity  # noqa: E402
 from kb_tools.memory.alias import can_alias, mask_size  # noqa: E402
 from kb_tools.memory.expand import expand_inplace, expand_low_to_high  # noqa: E402
 from kb_tools.memory.waves import plan_problems, plan_waves  # noqa: E402
 from kb_tools.numerics.criteria import judge  # noqa: E402
 from kb_tools.numerics.stats import holm, proportion_test  # noqa: E402
-from kb_tools.numerics.tensors_io import load  # noqa: E402
-from kb_tools.runtime.trace import trace_call  # noqa: E402
 from legs.golden import golden_bernoulli  # noqa: E402
 from legs.third_party import third_party_bernoulli  # noqa: E402
 from ops.prototypes import bernoulli as prototype  # noqa: E402
 from ops.wrappers import bernoulli_wrapper as delivered  # noqa: E402
 from ops.wrappers.bernoulli_wrapper import ALIAS, CONSTANT, FALLBACK, bernoulli_wrapper, choose_path  # noqa: E402
 
-SPEC = yaml.safe_load((HERE.parents[1] / "ops" / "bernoulli.yaml").read_text())
+EXAMPLE = Example(__file__)
+SPEC = EXAMPLE.spec
 DTYPES = list(prototype.SUPPORTED_DTYPES)
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 WIDTHS = {1: "uint8", 2: "bfloat16", 4: "float32", 8: "float64"}
@@ -46,37 +43,13 @@ def run(x, p=0.3, seed=7, offset=0, out=None):
     return bernoulli_wrapper(x.to(DEVICE), p, seed, offset, out=out).cpu()
 
 
-def saved(dtype: str, leg: str):
-    return load(next((HERE / "tensors" / dtype).glob(f"{leg}.*")))
-
-
-class Launches:
-    """Stands in for the kernel object in the wrapper's module and counts ``kernel[grid](...)``."""
-
-    def __init__(self, kernel):
-        self.kernel, self.count = kernel, 0
-
-    def __getitem__(self, grid):
-        self.count += 1
-        return self.kernel[grid]
-
-
 @pytest.fixture
 def launches(monkeypatch):
-    counter = Launches(delivered.bernoulli_kernel)
-    monkeypatch.setattr(delivered, "bernoulli_kernel", counter)
-    return counter
-
-
-@pytest.fixture(autouse=True)
-def seeded():
-    """Every test draws from the same stream, so a failure reproduces (TS105)."""
-    torch.manual_seed(0)
+    return Launches.installed(monkeypatch, delivered, "bernoulli_kernel")
 
 
 def test_prototype_matches_spec():
-    assert sorted(prototype.SUPPORTED_DTYPES) == sorted(SPEC["properties"]["dtypes"])
-    assert sorted(prototype.SUPPORTED_RANKS) == sorted(SPEC["properties"]["ranks"])
+    EXAMPLE.check_prototype(prototype)
     assert set(prototype.ONE_BITS) == set(DTYPES)
 
 
@@ -84,8 +57,7 @@ def test_prototype_matches_spec():
 def test_saved_tensors_equal_a_fresh_kernel_run_and_the_golden(dtype):
     """The saved DUT is what the kernel gives now; binary_equal to the golden, bit for bit."""
     legs = make_tensors.run_legs(dtype, device="cpu")
-    for leg in ("input", "dut", "golden", "third_party"):
-        assert torch.equal(legs[leg], saved(dtype, leg)), f"{dtype} {leg} no longer matches the saved tensor"
+    EXAMPLE.check_saved(legs, dtype, ("input", "dut", "golden", "third_party"))
     assert legs["dut"].dtype == legs["golden"].dtype == getattr(torch, dtype)
     assert choose_path(legs["dut"], make_tensors.P) == ALIAS  # the saved case exercises the aliased path
     verdict = judge(SPEC["criteria"][dtype], legs["dut"], legs["golden"], dtype=dtype)
@@ -251,14 +223,12 @@ def test_out_cases_follow_the_framework():
 
 
 def test_nothing_dispatched_outside_the_kernel_and_only_the_fallback_allocates_a_mask():
-    from triton.runtime.interpreter import GridExecutor
-
     for out, allocations in ((torch.zeros(4, 700), 0), (torch.zeros(700, 4).t(), 1)):
-        trace = trace_call(bernoulli_wrapper, out, 0.3, 7, out=out, kernels=[GridExecutor.__call__], backend="cpu")
+        trace = host_trace(bernoulli_wrapper, out, 0.3, 7, out=out)
         assert trace.violations == []
         wrapper_ops = [o.op for o in trace.ops if o.where == "wrapper"]
         assert wrapper_ops == ["empty.memory_format"] * allocations  # the fallback's independent mask only
-    trace = trace_call(bernoulli_wrapper, torch.zeros(4, 700), 0.3, 7, kernels=[GridExecutor.__call__], backend="cpu")
+    trace = host_trace(bernoulli_wrapper, torch.zeros(4, 700), 0.3, 7)
     assert [o.op for o in trace.ops if o.where == "wrapper"] == ["empty.memory_format"]  # the output itself
 
 
@@ -292,16 +262,8 @@ def test_memory_parity_protocol_against_the_framework_call():
 def test_planted_low_to_high_expansion_is_caught(tmp_path):
     """A copy whose aliased path expands from element 0 upward in one pass fails the test that
     the high-to-low claim names."""
-    copy = tmp_path / "examples" / "bernoulli"
-    shutil.copytree(HERE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "ops").mkdir()
-    shutil.copy(HERE.parents[1] / "ops" / "bernoulli.yaml", tmp_path / "ops")
-    kernel = copy / "ops" / "wrappers" / "bernoulli_wrapper.py"
-    text = kernel.read_text()
-    planted = text.replace("start = tl.cdiv(tl.cdiv(tl.cdiv(end, 8), WIDTH), PREFIX) * PREFIX", "start = end * 0")
-    assert planted != text
-    kernel.write_text(planted)
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                           f"{copy / 'test_bernoulli.py'}::test_high_to_low_waves_expand_in_place_at_every_wave_count[4]"],
-                          cwd=HERE.parents[1], capture_output=True, text=True, timeout=300)
+    copy = EXAMPLE.copy(tmp_path)
+    plant(copy / "ops" / "wrappers" / "bernoulli_wrapper.py",
+          "start = tl.cdiv(tl.cdiv(tl.cdiv(end, 8), WIDTH), PREFIX) * PREFIX", "start = end * 0")
+    proc = EXAMPLE.pytest(f"{copy / 'test_bernoulli.py'}::test_high_to_low_waves_expand_in_place_at_every_wave_count[4]")
     assert proc.returncode == 1 and "test_high_to_low_waves_expand_in_place_at_every_wave_count" in proc.stdout, proc.stdout[-2000:]

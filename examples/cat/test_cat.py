@@ -9,29 +9,25 @@ from __future__ import annotations
 
 import math
 import re
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import torch
-import yaml
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
-sys.path.insert(0, str(HERE))
+sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 import make_tensors  # noqa: E402
+from harness import Example, Launches, host_trace, plant  # noqa: E402
 from kb_tools.numerics.criteria import judge  # noqa: E402
-from kb_tools.numerics.tensors_io import load  # noqa: E402
-from kb_tools.runtime.trace import trace_call  # noqa: E402
 from legs.golden import golden_cat  # noqa: E402
 from ops.prototypes import cat as prototype  # noqa: E402
 from ops.wrappers import cat_wrapper as delivered  # noqa: E402
 from ops.wrappers.cat_wrapper import cat_wrapper  # noqa: E402
 
-SPEC = yaml.safe_load((REPO / "ops" / "cat.yaml").read_text())
+EXAMPLE = Example(__file__)
+SPEC, REPO, saved = EXAMPLE.spec, EXAMPLE.repo, EXAMPLE.saved
 DTYPES = list(prototype.SUPPORTED_DTYPES)
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 # (shape of the first input, dim, extents along dim): first, middle, last and negative dim,
@@ -44,10 +40,6 @@ CASES = [((2, 3), 0, (2, 5)), ((2, 3), 1, (3, 1)), ((2, 3), -1, (3, 4)), ((3, 4,
 def run(tensors, dim=0):
     """The delivered wrapper on the kernel's device; the result on the CPU."""
     return cat_wrapper([t.to(DEVICE) for t in tensors], dim).cpu()
-
-
-def saved(dtype: str, leg: str):
-    return load(next((HERE / "tensors" / dtype).glob(f"{leg}.*")))
 
 
 def inputs(shape, dim, extents, dtype=torch.int64):
@@ -72,40 +64,19 @@ def page_plan():
     return namespace["cat_copy_plan"]
 
 
-class Launches:
-    """Stands in for the kernel object in the wrapper's module and counts ``kernel[grid](...)``."""
-
-    def __init__(self, kernel):
-        self.kernel, self.count = kernel, 0
-
-    def __getitem__(self, grid):
-        self.count += 1
-        return self.kernel[grid]
-
-
 @pytest.fixture
 def launches(monkeypatch):
-    counter = Launches(delivered.cat_kernel)
-    monkeypatch.setattr(delivered, "cat_kernel", counter)
-    return counter
-
-
-@pytest.fixture(autouse=True)
-def seeded():
-    """Every test draws from the same stream, so a failure reproduces (TS105)."""
-    torch.manual_seed(0)
+    return Launches.installed(monkeypatch, delivered, "cat_kernel")
 
 
 def test_prototype_matches_spec():
-    assert sorted(prototype.SUPPORTED_DTYPES) == sorted(SPEC["properties"]["dtypes"])
-    assert sorted(prototype.SUPPORTED_RANKS) == sorted(SPEC["properties"]["ranks"])
+    EXAMPLE.check_prototype(prototype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_saved_tensors_equal_a_fresh_kernel_run_and_the_golden(dtype):
     legs = make_tensors.run_legs(dtype, device="cpu")
-    for leg, tensor in legs.items():
-        assert torch.equal(tensor, saved(dtype, leg)), f"{dtype} {leg} no longer matches the saved tensor"
+    EXAMPLE.check_saved(legs, dtype)
     assert legs["dut"].dtype == legs["golden"].dtype == legs["third_party"].dtype == getattr(torch, dtype)
     for other in ("golden", "third_party"):
         verdict = judge(SPEC["criteria"][dtype], legs["dut"], legs[other], dtype=dtype)
@@ -180,25 +151,20 @@ def test_invalid_lists_are_rejected_before_the_launch(launches):
 
 
 def test_nothing_dispatched_outside_the_kernel():
-    from triton.runtime.interpreter import GridExecutor
-
     tensors = [torch.randn(3, 4, 5), torch.randn(3, 5, 4).transpose(1, 2), torch.empty(3, 4, 0)]
-    trace = trace_call(cat_wrapper, tensors, -1, kernels=[GridExecutor.__call__], backend="cpu")
+    trace = host_trace(cat_wrapper, tensors, -1)
     assert trace.violations == []
     assert [o.op for o in trace.ops if o.where == "wrapper"] == ["empty.memory_format"]  # the output only
 
 
 def test_planted_second_launch_is_caught_by_verify(tmp_path):
     """A copy whose wrapper launches the kernel twice fails kbt verify at the single-launch claim."""
-    copy = tmp_path / "cat"
-    shutil.copytree(HERE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    copy = EXAMPLE.copy(tmp_path)
     wrapper = copy / "ops" / "wrappers" / "cat_wrapper.py"
     text = wrapper.read_text()
     launch = text[text.index("    cat_kernel[(programs,)]"):text.index("    return y\n")]
-    planted = text.replace(launch, launch + launch)  # a second copy pass over the same list
+    planted = plant(wrapper, launch, launch + launch)  # a second copy pass over the same list
     assert planted.count("cat_kernel[(programs,)]") == 2
-    wrapper.write_text(planted)
-    proc = subprocess.run([sys.executable, "-m", "kb_tools", "verify", str(copy), "--root", str(copy)],
-                          cwd=REPO, capture_output=True, text=True, timeout=120)
+    proc = EXAMPLE.kbt("verify", copy, "--root", copy)
     assert proc.returncode == 1 and "PASS" not in proc.stdout
     assert "WB109" in proc.stderr and "single-launch" in proc.stderr, proc.stderr[-2000:]

@@ -6,39 +6,31 @@ Triton on its interpreter (the tests hand it CPU tensors), so the delivered kern
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import torch
-import yaml
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
-sys.path.insert(0, str(HERE))
+sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 import make_tensors  # noqa: E402
+from harness import Example, host_trace, line_of, plant  # noqa: E402
 from kb_tools.numerics.criteria import judge  # noqa: E402
 from kb_tools.numerics.metrics import compute  # noqa: E402
 from kb_tools.numerics.promote import case_mode  # noqa: E402
-from kb_tools.numerics.tensors_io import load  # noqa: E402
-from kb_tools.runtime.trace import trace_call  # noqa: E402
 from legs.golden import golden_foreach_add  # noqa: E402
 from legs.third_party import WIDENING, third_party_foreach_add  # noqa: E402
 from ops.prototypes import foreach_add as prototype  # noqa: E402
 from ops.wrappers.foreach_add_wrapper import foreach_add_kernel, foreach_add_wrapper, scalar_result_dtype  # noqa: E402
 
-SPEC = yaml.safe_load((REPO / "ops" / "foreach_add.yaml").read_text())
+EXAMPLE = Example(__file__)
+SPEC = EXAMPLE.spec
 DTYPES = list(prototype.SUPPORTED_DTYPES)
 B_MAX = prototype.B_MAX
 LAUNCHES = []
 foreach_add_kernel.add_pre_run_hook(lambda *args, **kwargs: LAUNCHES.append(1))
-
-
-def saved(dtype: str, leg: str):
-    return load(next((HERE / "tensors" / dtype).glob(f"{leg}.*")))
 
 
 def judged(outs, xs, other, alpha=1):
@@ -63,15 +55,8 @@ def lists(dtype: str, shapes, scale=10.0):
     return [make(s) for s in shapes], [make(s) for s in shapes]
 
 
-@pytest.fixture(autouse=True)
-def seeded():
-    """Every test draws from the same stream, so a failure reproduces (TS105)."""
-    torch.manual_seed(0)
-
-
 def test_prototype_matches_spec():
-    assert sorted(prototype.SUPPORTED_DTYPES) == sorted(SPEC["properties"]["dtypes"])
-    assert sorted(prototype.SUPPORTED_RANKS) == sorted(SPEC["properties"]["ranks"])
+    EXAMPLE.check_prototype(prototype)
     assert WIDENING == SPEC["widening"] and make_tensors.CRITERIA == SPEC["criteria"]
     assert f"B_MAX = {B_MAX}" in " ".join(SPEC["description"].split())
 
@@ -90,15 +75,10 @@ def test_each_dtype_is_its_own_case():
 def test_saved_tensors_are_the_kernels_and_pass_their_criterion(dtype):
     legs = make_tensors.run_legs(dtype)
     assert sorted(legs) == sorted(p.stem for p in (HERE / "tensors" / dtype).iterdir())
-    for leg, tensor in legs.items():
-        assert torch.equal(tensor, saved(dtype, leg)), f"{dtype} {leg} no longer matches the saved tensor"
-    criterion = SPEC["criteria"][dtype]
-    verdict = judge(criterion, legs["dut"], legs["golden"], legs.get("third_party"), dtype=dtype)
-    assert verdict.passed, verdict.reasons
-    if criterion == "cross_check":  # the golden one Promote step above both legs, whose dtypes agree
+    EXAMPLE.check_saved(legs, dtype)
+    EXAMPLE.check_legs(legs, dtype)
+    if SPEC["criteria"][dtype] == "cross_check":  # the golden one Promote step above both legs, whose dtypes agree
         assert legs["golden"].dtype.itemsize > legs["dut"].dtype.itemsize and legs["third_party"].dtype == legs["dut"].dtype
-        metrics = compute(legs["dut"], legs["golden"], dtype)
-        assert metrics.max_abs is not None and metrics.max_rel is not None and metrics.cosine > 0.999
         assert compute(legs["third_party"], legs["golden"], dtype).max_abs > 0  # the third-party error is real
     else:
         assert legs["golden"].dtype == legs["dut"].dtype == torch.int32
@@ -191,17 +171,14 @@ def test_outside_the_contract_is_rejected_before_the_launch():
 
 
 def test_nothing_dispatched_outside_the_kernel():
-    from triton.runtime.interpreter import GridExecutor  # the interpreter's launch copies arguments to the host
-
     xs, ys = lists("float16", [(3, 5), (), (40,)])
-    trace = trace_call(foreach_add_wrapper, xs, ys, 2, kernels=[foreach_add_kernel.fn, GridExecutor.__call__], backend="cpu")
+    trace = host_trace(foreach_add_wrapper, xs, ys, 2, kernel=foreach_add_kernel)
     assert trace.violations == [] and trace.ops
 
 
 def test_planted_per_tensor_launch_loop_is_caught(tmp_path):
     """One launch per list element, planted in a copy: kbt verify reports WB110 and fails the claims."""
-    copy = tmp_path / "foreach_add"
-    shutil.copytree(HERE, copy, ignore=shutil.ignore_patterns("__pycache__", "tensors"))
+    copy = EXAMPLE.copy(tmp_path)
     wrapper = copy / "ops" / "wrappers" / "foreach_add_wrapper.py"
     text = wrapper.read_text()
     start = text.index("    foreach_add_kernel[grid]")
@@ -210,11 +187,8 @@ def test_planted_per_tensor_launch_loop_is_caught(tmp_path):
             "        foreach_add_kernel[grid]((x,) * B_MAX, (y,) * B_MAX, (out,) * B_MAX, (x.numel(),) + (0,) * (B_MAX - 1),\n"
             "                                 0 if y_is_list else other, alpha, SLOTS=B_MAX, HAS_ITEMS=True, Y_IS_LIST=y_is_list,\n"
             "                                 ACC=ACCUMULATE[_name(out_dtype)], OUT_BF16=out_dtype == torch.bfloat16, BLOCK=BLOCK)\n")
-    planted = text.replace(launch, loop)
-    wrapper.write_text(planted)
-    kbt = [sys.executable, "-m", "kb_tools"]
-    subprocess.run([*kbt, "select", "ops/foreach_add.yaml", "-o", str(copy)], cwd=REPO, check=True, capture_output=True, timeout=120)
-    proc = subprocess.run([*kbt, "verify", str(copy), "--root", str(copy)], cwd=REPO, capture_output=True, text=True, timeout=120)
-    line = planted.splitlines().index("        foreach_add_kernel[grid]((x,) * B_MAX, (y,) * B_MAX, (out,) * B_MAX, (x.numel(),) + (0,) * (B_MAX - 1),") + 1
+    planted = plant(wrapper, launch, loop)
+    proc = EXAMPLE.kbt("verify", copy, "--root", copy, select_into=copy)
+    line = line_of(planted, "        foreach_add_kernel[grid]((x,) * B_MAX, (y,) * B_MAX, (out,) * B_MAX, (x.numel(),)")
     assert proc.returncode == 1
     assert "WB110" in proc.stderr and "no-launch-per-element" in proc.stderr and f"foreach_add_wrapper.py:{line}:" in proc.stderr

@@ -7,33 +7,28 @@ device is present) or on CUDA; inputs go to the kernel's device and results come
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
-import json
-import shutil
-import subprocess
-
 import pytest
 import torch
-import yaml
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 import make_tensors  # noqa: E402
+from harness import Example, Launches, host_trace, plant  # noqa: E402
 from legs.golden import golden_softmax  # noqa: E402
 from legs.third_party import WIDENING  # noqa: E402
 from ops.prototypes import softmax as prototype  # noqa: E402
 
 from kb_tools.numerics.criteria import judge  # noqa: E402
-from kb_tools.numerics.metrics import compute  # noqa: E402
 from kb_tools.numerics.promote import case_mode  # noqa: E402
-from kb_tools.numerics.tensors_io import load  # noqa: E402
-from kb_tools.runtime.trace import trace_call  # noqa: E402
 from ops.wrappers import softmax_wrapper as delivered  # noqa: E402
 
-SPEC = yaml.safe_load((HERE.parents[1] / "ops" / "softmax.yaml").read_text())
+EXAMPLE = Example(__file__)
+SPEC = EXAMPLE.spec
 DTYPES = list(prototype.SUPPORTED_DTYPES)
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
@@ -43,38 +38,13 @@ def run(x, dim=-1):
     return delivered.softmax_wrapper(x.to(DEVICE), dim).cpu()
 
 
-class Launches:
-    """Stands in for the kernel object in the wrapper's module and counts ``kernel[grid](...)``."""
-
-    def __init__(self, kernel):
-        self.kernel, self.count = kernel, 0
-
-    def __getitem__(self, grid):
-        self.count += 1
-        return self.kernel[grid]
-
-
 @pytest.fixture
 def launches(monkeypatch):
-    counter = Launches(delivered.softmax_kernel)
-    monkeypatch.setattr(delivered, "softmax_kernel", counter)
-    return counter
+    return Launches.installed(monkeypatch, delivered, "softmax_kernel")
 
-
-def saved(dtype: str, leg: str):
-    folder = HERE / "tensors" / dtype
-    return load(next(folder.glob(f"{leg}.*")))
-
-
-
-@pytest.fixture(autouse=True)
-def seeded():
-    """Every test draws from the same stream, so a failure reproduces (TS105)."""
-    torch.manual_seed(0)
 
 def test_prototype_matches_spec():
-    assert sorted(prototype.SUPPORTED_DTYPES) == sorted(SPEC["properties"]["dtypes"])
-    assert sorted(prototype.SUPPORTED_RANKS) == sorted(SPEC["properties"]["ranks"])
+    EXAMPLE.check_prototype(prototype)
     assert WIDENING == SPEC["widening"]
 
 
@@ -87,16 +57,12 @@ def test_case_is_three_party_from_declared_criteria():
 def test_saved_tensors_reproduce_and_pass_cross_check(dtype):
     legs = make_tensors.run_legs(dtype, device="cpu")
     interpreted = make_tensors.kernel_device() == "cpu"  # compiled exp may differ in the last bit: judged below
-    for leg in ("input", "dut", "golden", "third_party") if interpreted else ("input", "golden", "third_party"):
-        assert torch.equal(legs[leg], saved(dtype, leg)), f"{dtype} {leg} no longer matches the saved tensor"
+    EXAMPLE.check_saved(legs, dtype, ("input", "dut", "golden", "third_party") if interpreted else ("input", "golden", "third_party"))
     assert legs["third_party"].dtype == legs["dut"].dtype  # leg dtypes match the DUT
     # the golden sits one step above both same-precision legs (Promote: fp16/bf16 -> fp32, fp32 -> fp64)
     assert legs["golden"].dtype == getattr(torch, "float64" if dtype == "float32" else "float32")
     assert legs["golden"].dtype.itemsize > legs["dut"].dtype.itemsize
-    verdict = judge("cross_check", legs["dut"], legs["golden"], legs["third_party"], dtype=dtype)
-    assert verdict.passed, verdict.reasons
-    metrics = compute(legs["dut"], legs["golden"], dtype)
-    assert metrics.max_abs is not None and metrics.max_rel is not None and metrics.cosine > 0.999
+    EXAMPLE.check_legs(legs, dtype, "cross_check")
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device: the third-party leg ran on the CPU only")
@@ -145,10 +111,8 @@ def test_launches_once_on_every_path_and_rejects_before_launch(launches):
 
 
 def test_nothing_dispatched_outside_the_kernel():
-    from triton.runtime.interpreter import GridExecutor
-
     x = torch.randn(4, 300, 3).transpose(0, 2)
-    trace = trace_call(delivered.softmax_wrapper, x, 1, kernels=[GridExecutor.__call__], backend="cpu")
+    trace = host_trace(delivered.softmax_wrapper, x, 1)
     assert trace.violations == [] and any(o.where == "kernel" for o in trace.ops)
     assert [o.op for o in trace.ops if o.where == "wrapper"] == ["empty.memory_format"]  # y only
 
@@ -185,21 +149,11 @@ def test_bf16_store_rounds_to_nearest_even():
 def test_planted_golden_that_casts_back_is_caught(tmp_path):
     """A copy whose golden narrows its Promote-raised result: kbt audit reports GD102 there (the
     code of the no-float-cast-in-source claim) and the runtime test of the golden's dtype fails."""
-    copy = tmp_path / "examples" / "softmax"
-    shutil.copytree(HERE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "ops").mkdir()
-    shutil.copy(HERE.parents[1] / "ops" / "softmax.yaml", tmp_path / "ops")
-    golden = copy / "legs" / "golden.py"
-    text = golden.read_text()
-    planted = text.replace("return torch.softmax(x, dim=dim)", "return torch.softmax(x, dim=dim).to(torch.float16)")
-    assert planted != text
-    golden.write_text(planted)
-    proc = subprocess.run([sys.executable, "-m", "kb_tools", "audit", str(copy), "--format", "json"],
-                          cwd=HERE.parents[1], capture_output=True, text=True, timeout=120)
+    copy = EXAMPLE.copy(tmp_path)
+    planted = plant(copy / "legs" / "golden.py", "return torch.softmax(x, dim=dim)", "return torch.softmax(x, dim=dim).to(torch.float16)")
+    proc = EXAMPLE.kbt("audit", copy, "--format", "json")
     found = [(f["code"], Path(f["path"]).name, f["line"]) for f in json.loads(proc.stdout)["findings"]]
     line = planted.splitlines().index("    return torch.softmax(x, dim=dim).to(torch.float16)") + 1
     assert proc.returncode == 1 and found == [("GD102", "golden.py", line)], found
-    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                            f"{copy / 'test_softmax.py'}::test_golden_casts_nothing"],
-                           cwd=HERE.parents[1], capture_output=True, text=True, timeout=300)
+    tests = EXAMPLE.pytest(f"{copy / 'test_softmax.py'}::test_golden_casts_nothing")
     assert tests.returncode == 1 and "test_golden_casts_nothing" in tests.stdout, tests.stdout[-2000:]
