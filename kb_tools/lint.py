@@ -15,6 +15,7 @@ from kb_tools.contract.specs import load_spec, spec_files
 from kb_tools.diagnostics import Diagnostic, KbError, KbErrors, shortened
 from kb_tools.kb import vocabulary as V
 from kb_tools.kb.facts import fact_drift, load_facts
+from kb_tools.kb.values import load_values, value_drift
 from kb_tools.kb.glossary import glossary_path, load_glossary
 from kb_tools.kb.page_code import page_blocks, section_blocks
 from kb_tools.kb.pages import BODY_SECTIONS, KnowledgeBase, body_sections, load_kb, shown_path
@@ -327,6 +328,21 @@ def check_facts(ctx):
     return len(facts) * len(ctx.kb.pages), fact_drift(ctx.kb.pages, facts, unloadable)
 
 
+def check_values(ctx):
+    """A number, choice or list several places state is stated as its home page states it."""
+    try:
+        values = load_values(ctx.kb.kb_dir)
+    except KbErrors as exc:
+        return 1, exc.diagnostics
+    except KbError as exc:
+        return 1, [exc.diagnostic]
+    others = [(shown_path(p), p.read_text(encoding="utf-8")) for p in sorted((ctx.root / "notebooks").glob("*.py"))]
+    if (ctx.root / "CONTRACT.md").is_file():
+        others.append((shown_path(ctx.root / "CONTRACT.md"), (ctx.root / "CONTRACT.md").read_text(encoding="utf-8")))
+    unloadable = tuple(Path(u).stem for u in ctx.kb.unloadable)
+    return len(values) * (len(ctx.kb.pages) + len(others)), value_drift(ctx.kb.pages, values, others, unloadable)
+
+
 CHECKS = (
     ("front matter", check_front_matter),
     ("router targets", check_router),
@@ -343,6 +359,7 @@ CHECKS = (
     ("operator specs", check_specs),
     ("glossary", check_glossary),
     ("registered facts", check_facts),
+    ("registered values", check_values),
 )
 
 
