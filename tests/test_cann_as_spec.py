@@ -79,3 +79,51 @@ def test_compare_takes_the_criterion_from_the_folder(tmp_path, capsys):
     assert "declares cross_check for float16, which needs --third-party" in capsys.readouterr().err
     main(["compare", *legs, "--third-party", str(tmp_path / "tp.npy"), "--spec", str(TOY_ADD), "--format", "json"])
     assert json.loads(capsys.readouterr().out)["criterion"] == "cross_check"
+
+
+WORKED = Path(__file__).parent / "fixtures" / "cann_worked"
+
+
+def _worked_copy(tmp_path, monkeypatch, fixed: bool) -> str:
+    shutil.copytree(WORKED, tmp_path / "cann_worked")
+    monkeypatch.chdir(tmp_path)
+    if fixed:
+        shutil.copyfile("cann_worked/fixed/golden.py", "cann_worked/math/scale_add/tests/assets/golden.py")
+    return "cann_worked/math/scale_add"
+
+
+def test_select_usage_verify_on_a_folder_audit_its_golden(tmp_path, monkeypatch, capsys):
+    folder = _worked_copy(tmp_path, monkeypatch, fixed=False)
+    assert main(["select", folder, "-o", folder]) == 0
+    assert main(["usage", folder, "-o", folder]) == 0  # the selection in the folder names the folder's op
+    capsys.readouterr()
+    assert main(["verify", folder]) == 1
+    out = capsys.readouterr()
+    golden = f"{folder}/tests/assets/golden.py"
+    assert f"audited {golden}" in out.out
+    # the golden stands where a wrapper would: its findings, and the claims they contradict
+    assert f"{golden}:30: GD107" in out.err and f"{golden}:28: GD102" in out.err
+    assert "VF010 constraints/golden-promote.md no-float-cast-in-source" in out.err
+    assert "VF001" not in out.err and "wrapper `None`" not in out.err
+    shutil.copyfile("cann_worked/fixed/golden.py", golden)
+    assert main(["verify", folder]) == 1  # the claims are still unfilled, the golden is clean
+    err = capsys.readouterr().err
+    assert " GD1" not in err and "VF010" not in err and "US043" in err
+
+
+def test_review_on_a_folder_audits_its_golden(tmp_path, monkeypatch, capsys):
+    folder = _worked_copy(tmp_path, monkeypatch, fixed=False)
+    assert main(["review", folder]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("# Design review: scale_add\n")  # not "no implementation exists yet"
+    assert f"`kbt audit {folder}/tests/assets/golden.py` (the folder's golden): 3 findings." in text
+    assert "| `no-float-cast-in-source` (static (GD102))" in text and "**FAIL** 1: line 28" in text
+    assert "/tmp" not in text.split("## Wrapper audit")[0]  # paths as the user typed them
+
+
+def test_a_folder_named_like_a_shipped_example_is_its_own_root(tmp_path, monkeypatch, capsys):
+    shutil.copytree(TOY_ADD, tmp_path / "add")  # opkb ships examples/add with its own KB_USAGE.json
+    monkeypatch.chdir(tmp_path)
+    assert main(["review", "add"]) == 0
+    text = capsys.readouterr().out
+    assert "legs/golden.py" not in text and "**implemented**" not in text

@@ -29,25 +29,30 @@ def verify(out_dir: Path, kb: KnowledgeBase, source_root: Path,
     selection_path = Path(out_dir) / SELECTION_FILENAME
     sel = load_json(selection_path, code_prefix="SE")
     wrapper = sel.get("wrapper") if isinstance(sel, dict) else None
-    if not wrapper or not isinstance(wrapper, str):  # a wrong type is the selection schema's finding
+    golden = Path(out_dir) / "tests" / "assets" / "golden.py"  # a CANN operator folder holds its own golden
+    cann = (Path(out_dir) / "op_host").is_dir() and is_file(golden)
+    if (not wrapper or not isinstance(wrapper, str)) and not cann:  # a wrong type is the selection schema's finding
         diags.append(Diagnostic(str(selection_path), sel.line_of("op") if hasattr(sel, "line_of") else None, "VF001",
                                 _no_wrapper_message(sel.get("op") if isinstance(sel, dict) else None, shown_dir or out_dir)))
         return sorted(set(diags)), None
-    wrapper_path = Path(source_root) / wrapper
-    if not is_file(wrapper_path):  # a name too long to look up is not there either
-        raise KbError(Diagnostic(str(selection_path), sel.line_of("wrapper"), "VF002",
-                                 f"wrapper file {shortened(wrapper)!r} not found under {source_root}"), EXIT_USAGE)
     from kb_tools.audit.families import FamilyOptions
 
-    result = audit_path(wrapper_path, families=FamilyOptions(roles=frozenset({"impl"})))  # the kernel family too (KN)
+    if not wrapper or not isinstance(wrapper, str):  # its golden's rules (GD1xx) stand where a wrapper's would
+        wrapper_path, result = golden, audit_path(golden, families=FamilyOptions(roles=frozenset({"golden"})))
+    else:
+        wrapper_path = Path(source_root) / wrapper
+        if not is_file(wrapper_path):  # a name too long to look up is not there either
+            raise KbError(Diagnostic(str(selection_path), sel.line_of("wrapper"), "VF002",
+                                     f"wrapper file {shortened(wrapper)!r} not found under {source_root}"), EXIT_USAGE)
+        result = audit_path(wrapper_path, families=FamilyOptions(roles=frozenset({"impl"})))  # the kernel family too (KN)
+        if not result.wrappers:
+            diags.append(Diagnostic(str(wrapper_path), None, "VF003", "no wrapper in the wrapper file (no function launches a kernel and none is named *_wrapper); nothing was audited"))
     findings = result.findings + result.suppressed
-    if not result.wrappers:
-        diags.append(Diagnostic(str(wrapper_path), None, "VF003", "no wrapper in the wrapper file (no function launches a kernel and none is named *_wrapper); nothing was audited"))
     by_code: dict[str, list] = {}
     for f in findings:
         by_code.setdefault(f.code, []).append(f)
         waived = " (a `# kbt: ignore` waives nothing under verify)" if f in result.suppressed else ""
-        diags.append(Diagnostic(f.path, f.line, f.code, f"{f.message} [col {f.col}, wrapper `{f.wrapper}`]{waived}"))
+        diags.append(Diagnostic(f.path, f.line, f.code, f"{f.message} [col {f.col}" + (f", wrapper `{f.wrapper}`]" if f.wrapper else "]") + waived))
     usage = load_json(usage_path, code_prefix="US")
     records = usage.get("invariants") if isinstance(usage, dict) and isinstance(usage.get("invariants"), list) else []
     for record in records:

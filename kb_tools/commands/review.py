@@ -26,6 +26,8 @@ def _source_root(args, kb, spec):
         return Path(args.root)
     from kb_tools.files.text import is_dir
 
+    if getattr(spec, "folder", ""):  # a CANN folder is its own root, not a shipped example of the same name
+        return Path(spec.folder)
     example = kb.kb_dir.parent / "examples" / spec.op
     return example if is_dir(example) else Path(".")
 
@@ -113,7 +115,7 @@ def _notebook(args, kb, spec, selection, root, usage) -> int:
         fail(output.with_suffix(".ipynb"), None, "RV004", "is a folder; the executed review is written there", EXIT_USAGE)
     where = output.resolve().parent
     link_base, _ = page_links(kb.kb_dir, where, html=False)  # a notebook links the pages' Markdown
-    plan = ReviewPlan(kb, spec, selection, spec.path, root, usage, kb.kb_dir.parent, link_base)
+    plan = ReviewPlan(kb, spec, selection, Path(getattr(spec, "folder", "") or spec.path), root, usage, kb.kb_dir.parent, link_base)
     write_notebook(build_notebook(plan, where), output)
     if not args.execute:
         problems = ReviewSession.of(kb, spec, selection, root, usage).input_problems()
@@ -128,7 +130,7 @@ def _notebook(args, kb, spec, selection, root, usage) -> int:
     failed = [v for v in run.verdicts if v[0] != "PASS"]
     if failed:
         status, check, why = failed[0]
-        lead = "" if spec.wrapper else f"{NO_IMPLEMENTATION} ({spec.op}: the spec names no wrapper); "
+        lead = "" if spec.wrapper or getattr(spec, "golden", "") else f"{NO_IMPLEMENTATION} ({spec.op}: the spec names no wrapper); "
         print(f"kbt review: {run.executed}: {lead}{len(failed)} of {len(run.verdicts)} checks did not pass; first: "
               f"[{status}] {check}: {why}")
         return EXIT_FINDINGS

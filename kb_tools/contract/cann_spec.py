@@ -29,16 +29,18 @@ class CannSpec(OpSpec):
     """An OpSpec read from a folder: its gaps are fixed in the folder, not in an ops/<op>.yaml."""
 
     golden: str = ""  # the folder's tests/assets/golden.py as shown
+    folder: str = ""  # the operator folder as shown: what a command is given to read this spec again
 
     def criterion_gaps(self) -> list[Diagnostic]:
         """SP030 at the OpDef line registering the dtype, with the fix a CANN developer makes."""
-        golden = _near(self.golden) if self.golden else GOLDEN.as_posix()
+        golden = _near(self.golden) if self.golden else f"{self.folder or '.'}/{GOLDEN.as_posix()}"
         return [Diagnostic(str(self.path), self.dtype_lines.get(d), "SP030",
                            f"dtype {d} is registered here but no tolerance TTK reaches covers it: TTK would "
                            f"judge it by its default {V.undeclared_criterion(d)} instead of this operator's "
-                           f"standard (seed 000 §7); add \"{d}\": {{\"standard\": ...}} to the tolerance of the "
-                           f"spec class that __spec__ names in {golden} (binary_equal, stat_rel_err or "
-                           f"cross_check), or drop ge::{_GE_NAMES.get(d, d)} from this DataType list")
+                           f"standard (seed 000 §7); add \"{d}\": {{\"standard\": ...}} (binary_equal, stat_rel_err or "
+                           f"cross_check) to the tolerance of the TestSpec class that __spec__ names in {golden} "
+                           f"(write one where it holds only a legacy __golden__), or drop "
+                           f"ge::{_GE_NAMES.get(d, d)} from this DataType list")
                 for d in self.uncovered_dtypes()]
 
 
@@ -85,10 +87,10 @@ def as_spec(folder) -> OpSpec | None:
     if facts.widening == "float32":
         widening = {d: "float32" for d in dtypes if d in V.HALF_DTYPES}
     criteria = {d: s for d, s in facts.criteria.items() if d in dtypes and s in V.CRITERIA}
-    notes = [f"Read from the CANN operator folder {folder}.", f"Topology {topology}: {why_topology}.",
+    notes = [f"Read from the CANN operator folder {_near(str(folder))}.", f"Topology {topology}: {why_topology}.",
              f"Target {target or 'unknown'}: {why_target}."]
     if widening:
-        notes.append(f"Widening float32 for half dtypes: {facts.widening_at}.")
+        notes.append(f"Widening float32 for half dtypes: {_near(facts.widening_at)}.")
     if dropped:
         notes.append(f"Registered but outside opkb's dtypes: {', '.join(dropped)}.")
     def_path = next(iter(sorted((folder / "op_host").glob("*_def.cpp"))), folder / "op_host")
@@ -96,4 +98,5 @@ def as_spec(folder) -> OpSpec | None:
              if (at := facts.sources.get(f"dtype {d}", "")).rsplit(":", 1)[-1].isdigit()}
     return CannSpec(op=facts.op, class_id=".", topologies=(topology,), properties={"dtypes": dtypes},
                   target=target, criteria=criteria, widening=widening, wrapper=None,
-                  description=" ".join(notes), path=def_path, dtype_lines=lines, golden=facts.golden_path)
+                  description=" ".join(notes), path=def_path, dtype_lines=lines, golden=_near(facts.golden_path) if facts.golden_path else "",
+                    folder=_near(str(folder)))

@@ -112,6 +112,9 @@ def _from_selection(folder: Path, flag: str) -> Found | None:
             return Found(specs[0], f"op {op!r} named by {path}")
         if len(specs) > 1:
             raise _stop(path, f"op {op!r} is declared by {len(specs)} specs ({_names(specs)})", flag)
+    cann = _from_cann(folder) if _is_dir(folder / "op_host") else None
+    if cann is not None and cann.spec.op == op:  # written into a CANN folder: the folder is the spec
+        return Found(cann.spec, f"op {op!r} named by {path}, {cann.how}")
     raise _stop(path, f"names op {op!r}, but no ops/*.yaml above it declares it", flag)
 
 

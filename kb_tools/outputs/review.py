@@ -227,7 +227,7 @@ def render_review(inputs: ReviewInputs, fold: bool = False) -> str:
     invariants = [row for v in sel.references for row in invariant_claims(v.page, claims, None)]
     statuses = Counter(row.status for row in invariants)
     n_findings = len(getattr(inputs.audit, "findings", []) or [])
-    lines = [f"# Design review: {spec.op}{'' if spec.wrapper else f' ({NO_IMPLEMENTATION})'}", "",
+    lines = [f"# Design review: {spec.op}{'' if spec.wrapper or getattr(spec, 'golden', '') else f' ({NO_IMPLEMENTATION})'}", "",
              f"{len(sel.constraints)} required constraints, {len(sel.patterns)} patterns, "
              f"{len(invariants)} invariants ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}); "
              f"wrapper audit: {'not run' if inputs.audit is None else f'{n_findings} findings'}.", "",
@@ -286,7 +286,14 @@ def review_inputs(kb: KnowledgeBase, spec: OpSpec, selection: Selection, usage_p
     usage = load_usage(usage_path) if usage_path and is_file(usage_path) else None
     audit, note = None, (f"{NO_IMPLEMENTATION.capitalize()}: the spec names no wrapper file (`wrapper:` in the spec), "
                          "so the static invariants were not audited.")
-    if spec.wrapper:
+    golden = getattr(spec, "golden", "")  # a CANN folder: its golden is what the static rules judge
+    if not spec.wrapper and golden and is_file(Path(golden)):
+        from kb_tools.audit import audit_path
+        from kb_tools.audit.families import FamilyOptions
+
+        audit = audit_path(golden, families=FamilyOptions(roles=frozenset({"golden"})))
+        note = f"`kbt audit {golden}` (the folder's golden): {len(audit.findings)} findings."
+    elif spec.wrapper:
         path = Path(source_root) / spec.wrapper
         if is_file(path):
             from kb_tools.audit import audit_path

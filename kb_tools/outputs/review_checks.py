@@ -190,6 +190,11 @@ class ReviewSession:
         """(the AuditResult or None, the file audited or why nothing was); run once per session."""
         from kb_tools.audit import audit_path
 
+        golden = getattr(self.spec, "golden", "")  # a CANN folder: the static rules judge its golden
+        if not self.spec.wrapper and golden and Path(golden).is_file():
+            from kb_tools.audit.families import FamilyOptions
+
+            return audit_path(golden, families=FamilyOptions(roles=frozenset({"golden"}))), golden
         if not self.spec.wrapper:
             return None, (f"{NO_IMPLEMENTATION}: the spec {self.spec.path.name} names no wrapper file (add `wrapper:`); "
                           "the static invariants stay unaudited")
@@ -209,7 +214,7 @@ class ReviewSession:
         findings = self._audit_findings()
         table = _frame([f.to_json() for f in findings]) if findings else None
         holds = f"{len(findings)} finding{'' if len(findings) == 1 else 's'}, each with its line"
-        names = [getattr(w, "name", w) for w in result.wrappers]
+        names = [getattr(w, "name", w) for w in result.wrappers] or ([self._audit[1]] if getattr(self.spec, "golden", "") else [])
         if not names:
             return self._record(Check("wrapper audit", "FAIL", f"{self._audit[1]}: no wrapper function found", table, holds))
         if findings:

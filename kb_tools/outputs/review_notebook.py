@@ -63,7 +63,7 @@ def build_notebook(plan: ReviewPlan, where: Path):
     usage = repr(_rel(plan.usage_path, where)) if plan.usage_path else "None"
     n_invariants = sum(len(v.page.invariants) for v in sel.references)
     cells = [
-        md(f"# Design review: {spec.op}{'' if spec.wrapper else ' (' + NO_IMPLEMENTATION + ')'}\n\n{markdown_text(spec.description)}\n\n"
+        md(f"# Design review: {spec.op}{'' if spec.wrapper or getattr(spec, 'golden', '') else ' (' + NO_IMPLEMENTATION + ')'}\n\n{markdown_text(spec.description)}\n\n"
            f"{len(sel.constraints)} required constraints, {len(sel.patterns)} patterns and {n_invariants} invariants apply. "
            "The code cells run the checks live through `kb_tools`; each prints one verdict line "
            "(`[PASS]`, `[FAIL]`, or `[MISSING]` when an input it needs is absent); its evidence, and each page's "
