@@ -48,7 +48,7 @@ def claim_findings(records, kb, usage_path: Path, source_root: Path, wrapper_pat
         page = kb.by_path(record.get("reference")) if isinstance(record.get("reference"), str) else None
         inv = next((x for x in page.invariants if x.id == record.get("invariant_id")), None) if page else None
         if inv is not None and inv.check == "static" and inv.rule and impl.get("status") == "implemented":
-            roles.update(ROLES_OF_FAMILY.get(inv.rule[:2], ()))
+            roles.update(claimed_roles(inv.rule))
             claims.append((record, inv, name))
     skip = os.path.realpath(wrapper_path) if wrapper_path is not None else None
     found: dict[str, list] = {}
@@ -67,6 +67,19 @@ def claim_findings(records, kb, usage_path: Path, source_root: Path, wrapper_pat
                                     f"{record.get('reference')} {inv.id}: claims implemented in {name}, but {name}:{hits[0].line} "
                                     f"breaks {inv.rule} ({hits[0].message}){more}; fix the code, the claim cannot waive it"))
     return diags
+
+
+def claimed_roles(code: str) -> tuple[str, ...]:
+    """The roles the claimed rule reads (its module's ``ROLES``): a GD105 claim makes its file
+    a third-party leg, not a golden too, so the leg's widening cast is not judged as a golden's.
+    A code with no rule module (the wrapper's) takes its family's roles."""
+    import importlib
+
+    from kb_tools.audit.codes import RULES
+
+    rule = RULES.get(code)
+    module = importlib.import_module(f"kb_tools.audit.rules.{rule.module}") if rule and rule.module else None
+    return getattr(module, "ROLES", None) or ROLES_OF_FAMILY.get(code[:2], ())
 
 
 def _under(root: Path, name: str) -> Path | None:
