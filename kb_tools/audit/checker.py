@@ -20,7 +20,7 @@ import ast
 import builtins
 from dataclasses import dataclass, field
 
-from kb_tools.audit import tables as tb
+from kb_tools.audit import classes, tables as tb
 from kb_tools.audit.buffers import same_buffer
 from kb_tools.audit.evidence import element_evidence, positional, tensor_evidence, torch_name
 from kb_tools.audit.findings import RawFinding, method_pos
@@ -556,11 +556,35 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
                 return self.imported_here(lambda: self.tree.resolve(self.parsed, func.id, bound=bound))
             return self.imported(func.id, lambda: self.tree.resolve(self.parsed, func.id))
         base = func.value
+        if isinstance(base, ast.Name) and (found := self.class_method(base.id, func.attr)) is not None:
+            return found
         if isinstance(base, ast.Name) and base.id not in self.env and (bound := self.frame.imports.get(base.id)):
             return self.imported_here(lambda: self.tree.attribute(self.parsed, base.id, func.attr, bound=bound))
         if isinstance(base, ast.Name) and base.id not in self.env and base.id in self.module.imports:
             return self.imported(base.id, lambda: self.tree.attribute(self.parsed, base.id, func.attr))
         return None
+
+    def class_method(self, base: str, attr: str):
+        """(module or None for this one, method) for ``Cls.attr(...)`` on a class of this file or
+        of the tree (``Scale.apply`` runs ``forward``), or ``cls.attr``/``self.attr`` inside a
+        method of a class defining ``attr``; None for anything else."""
+        fn = self.frame.fn
+        first = (fn.args.posonlyargs + fn.args.args)[:1]
+        if first and first[0].arg == base and (cls := classes.class_of(self.module, fn)) is not None:
+            found = classes.method(cls, attr)
+            return (None, found) if found is not None else None
+        if base in self.env:
+            return None
+        if (cls := classes.top_class(self.module, base)) is not None:
+            owner = None
+        elif self.tree is not None and self.parsed is not None and (base in self.frame.imports or base in self.module.imports):
+            owner, cls = classes.imported_class(self.tree, self.parsed, base, self.frame.imports.get(base)) or (None, None)
+            if cls is None:
+                return None
+        else:
+            return None
+        found = classes.entry_method(cls, attr, (owner.info if owner is not None else self.module).aliases)
+        return (owner, found) if found is not None else None
 
     def imported_torch(self, func) -> str | None:
         """The torch name a call's name stands for when another module of the tree binds it to
@@ -630,7 +654,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         self.helper_walks += 1
         given = {}
         params = [p.arg for p in fn.args.posonlyargs + fn.args.args]
-        if params and params[0] in ("self", "cls"):
+        if params and (params[0] in ("self", "cls") or bound_first(call, fn)):
             params = params[1:]
         for i, a in enumerate(call.args):
             kind = self.launching_callable(a, self.expr(a))
@@ -693,6 +717,14 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         self.frames.pop()
         self.module, self.parsed, self.aliases = saved
         return frame
+
+
+def bound_first(call, fn) -> bool:
+    """Whether the call fills ``fn``'s first parameter itself: torch's ``ctx`` when
+    ``Cls.apply(...)`` runs ``forward``, the class of a ``@classmethod`` whatever its name."""
+    if isinstance(call.func, ast.Attribute) and call.func.attr == "apply" and fn.name == "forward":
+        return True
+    return any(isinstance(d, ast.Name) and d.id == "classmethod" for d in fn.decorator_list)
 
 
 def outputs(frame: Frame) -> set[str]:

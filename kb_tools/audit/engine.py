@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from kb_tools.audit import reach
 from kb_tools.audit.checker import WrapperAudit
 from kb_tools.audit.codes import RULES, SELECT_EXAMPLE
 from kb_tools.audit.findings import RawFinding
@@ -226,7 +227,7 @@ def audit_parsed(parsed: Parsed, tree, *, select: set[str] | None = None, famili
     opaque: set[str] = set()
     starred: set[tuple[str | None, int]] = set()
     result = AuditResult(path, policy=chosen.name)
-    for fn in module.wrappers:
+    for fn in reach.wrappers(parsed, tree):
         try:
             audit = WrapperAudit(module, fn, tree, parsed if tree is not None else None)
         except RecursionError:

@@ -204,6 +204,7 @@ class ModuleInfo:
         self.evidence: dict[int, set[str]] = {}  # per function: names it uses as tensors (a cache)
         self.elements: dict[int, set[str]] = {}  # per function: names whose elements it uses as tensors (a cache)
         self._walk_launchers(text)
+        self.patterns = tuple(wrapper_patterns)  # wrappers chosen by name: none is added by what it reaches
         self.wrappers = self._wrappers(list(wrapper_patterns))
 
     def _walk_launchers(self, text: str | None) -> None:

@@ -1,0 +1,92 @@
+"""Classes as the audit follows them: a method reached through its class (``Config.get_best(x)``,
+``cls.get_config(x)``, ``self.prepare(x)``) and an ``autograd.Function``'s ``forward`` reached
+through ``SomeFunction.apply(...)``, which is how torch runs it. Read from the module's own
+top-level classes, or from a class another audited module defines (``package.Tree``).
+"""
+
+from __future__ import annotations
+
+import ast
+from weakref import WeakKeyDictionary
+
+from kb_tools.audit.names import dotted, qualname
+
+FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+MAX_CLASS_HOPS = 4  # re-exports followed to find an imported class (package __init__ files)
+
+_classes: WeakKeyDictionary = WeakKeyDictionary()  # ModuleInfo -> its tables, gone with it
+
+
+def _tables(info) -> tuple[dict[str, ast.ClassDef], dict[int, ast.ClassDef]]:
+    """(top-level classes by name, the class of each method) of one module, read once."""
+    got = _classes.get(info)
+    if got is not None:
+        return got
+    by_name, owner = {}, {}
+    for node in info.index.tree.body:
+        if isinstance(node, ast.ClassDef):
+            by_name[node.name] = node
+            for item in node.body:
+                if isinstance(item, FUNCTION_DEFS):
+                    owner[id(item)] = node
+    _classes[info] = (by_name, owner)
+    return by_name, owner
+
+
+def top_class(info, name: str) -> ast.ClassDef | None:
+    return _tables(info)[0].get(name)
+
+
+def class_of(info, fn) -> ast.ClassDef | None:
+    """The class ``fn`` is a method of (a top-level class of the module), else None."""
+    return _tables(info)[1].get(id(fn))
+
+
+def method(cls: ast.ClassDef, name: str):
+    """The last def of ``name`` in the class body (a later def replaces an earlier one)."""
+    found = None
+    for item in cls.body:
+        if isinstance(item, FUNCTION_DEFS) and item.name == name:
+            found = item
+    return found
+
+
+def is_autograd_function(cls: ast.ClassDef, aliases: dict[str, str]) -> bool:
+    """A class deriving from torch's ``autograd.Function`` (``torch.autograd.Function``,
+    ``from torch.autograd import Function``, or an unimported ``autograd.Function``)."""
+    for base in cls.bases:
+        q = qualname(base, aliases) or ".".join(dotted(base) or [])
+        if q in ("torch.autograd.Function", "torch.autograd.function.Function", "autograd.Function") \
+                or (q == "Function" and "Function" not in aliases):
+            return True
+    return False
+
+
+def entry_method(cls: ast.ClassDef, attr: str, aliases: dict[str, str]):
+    """What ``Cls.attr(...)`` runs: ``forward`` for ``apply`` on an autograd.Function, else
+    the method of that name; None when the class defines none."""
+    if attr == "apply" and is_autograd_function(cls, aliases):
+        return method(cls, "forward")
+    return method(cls, attr)
+
+
+def imported_class(tree, importer, name: str, bound=None, hops: int = 0):
+    """(the module of the tree that defines it, the class) for a class ``importer`` imports by
+    ``name`` (``from pkg.ops import Scale``), following re-exports a few steps; else None."""
+    bound = bound or importer.info.imports.get(name)
+    if tree is None or bound is None or hops > MAX_CLASS_HOPS:
+        return None
+    level, module, attr = bound
+    if attr is None:
+        return None
+    target = tree.absolute(importer, level, module)
+    path = tree.by_name.get(target) if target else None
+    owner = tree.module(path) if path is not None else None
+    if owner is None:
+        return None
+    cls = top_class(owner.info, attr)
+    if cls is not None:
+        return owner, cls
+    if attr in owner.info.imports and owner is not importer:
+        return imported_class(tree, owner, attr, hops=hops + 1)
+    return None

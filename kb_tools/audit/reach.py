@@ -1,0 +1,192 @@
+"""Wrappers that launch only through something the file alone does not show: a public function
+whose launch is ``SomeFunction.apply(...)`` (torch runs the class's ``forward``), an
+``autograd.Function`` whose ``forward`` launches through a helper imported from another
+module, a two-stage wrapper whose launches both sit in helpers of another module, a method
+reached as ``Cls.m`` / ``cls.m`` / ``self.m``. ``ModuleInfo`` finds launches within one file;
+this follows calls into classes and into the audited tree, a few calls deep, each function once.
+"""
+
+from __future__ import annotations
+
+import ast
+from fnmatch import fnmatchcase
+from pathlib import PurePath
+from weakref import WeakKeyDictionary
+
+from kb_tools.audit import classes
+from kb_tools.audit.module import FUNCTION_DEFS, Segments
+from kb_tools.audit.node_index import child_nodes
+from kb_tools.audit.roles import is_test_name
+from kb_tools.audit.tables import DRIVER_NAMES
+
+_reaches: WeakKeyDictionary = WeakKeyDictionary()  # package.Tree -> what is known of it, kept while it lives
+MAX_REACH = 8  # rounds of a module's search: a same-file chain of more helpers than this is not followed
+CUES = (b"](", b"jit", b".apply(")  # a module whose text holds none of these launches nothing itself
+
+
+def at(fn) -> tuple[int, int]:
+    return fn.lineno, fn.col_offset
+
+
+def own_calls(fn) -> list[ast.Call]:
+    """The calls ``fn`` makes itself: not those inside nested functions, lambdas or classes."""
+    out, stack = [], list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (*FUNCTION_DEFS, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Call):
+            out.append(node)
+        stack.extend(child_nodes(node))
+    return out
+
+
+class Reach:
+    """Which functions launch through classes and other modules of the tree, module by module
+    (kept per tree). A module's launching functions grow from those ``ModuleInfo`` found, round
+    by round: a function whose text names something that launches (an import of the tree, a
+    class, a launching function) has its calls followed. An imported module is read only when
+    its text could launch (``CUES``) or it is a package's ``__init__`` (re-exports)."""
+
+    def __init__(self, tree):
+        self.tree = tree
+        self.done: dict[str, set[tuple[int, int]]] = {}  # path -> (line, column) of each launching def
+        self.texts: dict[str, bool] = {}  # path -> whether its text holds a launch cue
+
+    def launching(self, parsed) -> set[tuple[int, int]]:
+        """Where ``parsed``'s launching functions are defined, through the tree included (by
+        position: a file is parsed again when it is audited, and ids do not survive that)."""
+        key = parsed.path
+        if key in self.done:
+            return self.done[key]
+        info = parsed.info
+        found = self.done[key] = {at(f.node) for f in info.functions if id(f.node) in info.launching}  # a cycle sees these
+        text = parsed.text
+        words = {n for n in (info.imports if self.tree is not None else ())
+                 if (f"{n}(" in text or f"{n}." in text) and self.import_launches(parsed, n)}
+        segments = Segments(text)
+        todo = [f for f in info.functions if not f.closure and at(f.node) not in found]
+        for _ in range(MAX_REACH):
+            words |= {f.name for f in info.functions if f.top and at(f.node) in found}
+            owners = {classes.class_of(info, f.node) for f in info.functions if at(f.node) in found}
+            words |= {c.name for c in owners if c is not None}
+            new = [f for f in todo if self._may_launch(info, f.node, segments, words, owners)
+                   and any(at(t) in (found if p is parsed else self.launching(p)) for p, t in self.targets(parsed, info, f.node))]
+            if not new:
+                break
+            found.update(at(f.node) for f in new)
+            todo = [f for f in todo if at(f.node) not in found]
+        return found
+
+    @staticmethod
+    def _may_launch(info, fn, segments, words, owners) -> bool:
+        """Whether ``fn``'s text names a launching word, or (a method of a class with a launching
+        method) calls through its first parameter."""
+        text = segments.of(fn)
+        if any(w in text for w in words):
+            return True
+        first = (fn.args.posonlyargs + fn.args.args)[:1]
+        return bool(first) and classes.class_of(info, fn) in owners and f"{first[0].arg}." in text
+
+    def readable(self, target: str | None) -> bool:
+        """Whether the module named ``target`` (or its package) is worth parsing to find launches."""
+        path = self.tree.by_name.get(target) if target else None
+        if path is None:
+            return False
+        key = str(path)
+        if key not in self.texts:
+            try:
+                data = path.read_bytes()
+            except OSError:
+                data = b""
+            self.texts[key] = path.name == "__init__.py" or any(c in data for c in CUES)
+        return self.texts[key]
+
+    def import_launches(self, parsed, name: str) -> bool:
+        """Whether a call through the imported ``name`` may launch: a function or class of the
+        tree that does, or a module of the tree that could (told call by call)."""
+        level, module, attr = parsed.info.imports[name]
+        target = self.tree.absolute(parsed, level, module)
+        if not (self.readable(target) or (attr is not None and self.readable(f"{target}.{attr}"))):
+            return False
+        entry = self.tree.resolve(parsed, name)
+        if entry is not None and entry[0] == "function":
+            return at(entry[2]) in self.launching(entry[1])
+        if entry is not None and entry[0] == "module":
+            return True
+        hit = classes.imported_class(self.tree, parsed, name)
+        if hit is None:
+            return False
+        found = self.launching(hit[0])
+        return any(at(m) in found for m in hit[1].body if isinstance(m, FUNCTION_DEFS))
+
+    def targets(self, parsed, info, fn):
+        """(module, function) for each call of ``fn`` that the audit can follow: a function of
+        the file or of the tree by name, ``mod.f``, a method through its class or the first
+        parameter, ``Cls.apply`` (its ``forward``)."""
+        tree = self.tree
+        first = (fn.args.posonlyargs + fn.args.args)[:1]
+        for call in own_calls(fn):
+            func = call.func
+            if isinstance(func, ast.Name):
+                name = func.id
+                if name in info.helpers:
+                    yield parsed, info.helpers[name]
+                elif tree is not None and name in info.imports:
+                    entry = tree.resolve(parsed, name)
+                    if entry is not None and entry[0] == "function":
+                        yield entry[1], entry[2]
+                continue
+            if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+                continue
+            base, attr = func.value.id, func.attr
+            if first and first[0].arg == base and (cls := classes.class_of(info, fn)) is not None:
+                found = classes.method(cls, attr)
+                if found is not None:
+                    yield parsed, found
+            elif (cls := classes.top_class(info, base)) is not None:
+                found = classes.entry_method(cls, attr, info.aliases)
+                if found is not None:
+                    yield parsed, found
+            elif tree is not None and base in info.imports:
+                hit = classes.imported_class(tree, parsed, base)
+                if hit is not None:
+                    found = classes.entry_method(hit[1], attr, hit[0].info.aliases)
+                    if found is not None:
+                        yield hit[0], found
+                    continue
+                entry = tree.attribute(parsed, base, attr)
+                if entry is not None and entry[0] == "function":
+                    yield entry[1], entry[2]
+
+
+def harness(path: str) -> bool:
+    """A test or benchmark file calls the delivered wrappers it imports: that makes none of
+    its functions a wrapper (a same-file launch still does, as ``ModuleInfo`` reads it)."""
+    stem = PurePath(path).stem
+    return stem == "conftest" or is_test_name(stem) or any(fnmatchcase(stem, d) for d in DRIVER_NAMES)
+
+
+def wrappers(parsed, tree) -> list:
+    """The module's wrappers: those ``ModuleInfo`` chose, and (unless wrappers are chosen by
+    name) each other function that launches through a class or another module of the tree,
+    in the file's order. A module that imports no launching code costs a lookup per imported
+    name it calls."""
+    info = parsed.info
+    chosen = list(info.wrappers)
+    if info.patterns or harness(parsed.path) or not (info.imports if tree is not None else False) \
+            and not any(isinstance(n, ast.ClassDef) for n in info.index.tree.body):
+        return chosen
+    reach = _reaches.get(tree) if tree is not None else None
+    if reach is None:
+        reach = Reach(tree)
+        if tree is not None:
+            _reaches[tree] = reach
+    have = {id(fn) for fn in chosen}
+    found = reach.launching(parsed)
+    extra = {id(f.node) for f in info.functions
+             if at(f.node) in found and id(f.node) not in have and not f.closure
+             and not any(fnmatchcase(f.name, d) for d in DRIVER_NAMES)}
+    if not extra:
+        return chosen
+    return [f.node for f in info.functions if id(f.node) in have or id(f.node) in extra]
