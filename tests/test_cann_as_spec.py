@@ -127,3 +127,28 @@ def test_a_folder_named_like_a_shipped_example_is_its_own_root(tmp_path, monkeyp
     assert main(["review", "add"]) == 0
     text = capsys.readouterr().out
     assert "legs/golden.py" not in text and "**implemented**" not in text
+
+
+def test_topology_and_target_flags_override_the_folder_inference_and_say_so(tmp_path, capsys):
+    folder = str(WORKED / "math" / "scale_add")
+    assert main(["select", folder, "-o", str(tmp_path / "inferred")]) == 0
+    err = capsys.readouterr().err
+    assert "topology elementwise inferred: default for a math/ operator" in err and "pass --topology" in err
+    assert "target a2 inferred: the newest SoC it registers, ascend910b" in err
+    assert main(["select", folder, "--topology", "row-reduction", "--target", "a5", "-o", str(tmp_path / "given")]) == 0
+    err = capsys.readouterr().err
+    assert "topology row-reduction given by --topology (inferred elementwise: default for a math/" in err
+    assert "target a5 given by --target (inferred a2: the newest SoC it registers, ascend910b)" in err
+    inferred, given = (json.loads((tmp_path / d / "KB_SELECTION.json").read_text(encoding="utf-8"))
+                       for d in ("inferred", "given"))
+    assert (inferred["topologies"], inferred["target"]) == (["elementwise"], "a2")
+    assert (given["topologies"], given["target"]) == (["row-reduction"], "a5")
+    assert main(["review", folder, "--target", "a3"]) == 0
+    assert "Target a3: given by --target; inferred a2 (the newest SoC" in capsys.readouterr().out
+
+
+def test_topology_flag_on_a_yaml_spec_is_refused_in_one_line(capsys):
+    spec = Path(__file__).parents[1] / "ops" / "softmax.yaml"
+    assert main(["usage", str(spec), "--topology", "scan", "-o", "/nonexistent/never"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "SP041 --topology set what a CANN operator folder cannot say" in err[0]

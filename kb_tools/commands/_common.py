@@ -24,19 +24,51 @@ def report(diags: list[Diagnostic]) -> int:
     return EXIT_FINDINGS if any(d.severity == "error" for d in diags) else 0
 
 
+def add_folder_flags(parser) -> None:
+    """--topology and --target: what a CANN operator folder cannot say (kb_tools.contract.cann_spec)."""
+    from kb_tools.kb import vocabulary as V
+
+    parser.add_argument("--topology", choices=V.TOPOLOGIES, metavar="NAME",
+                        help="for a CANN operator folder: the router's topology, in place of the one inferred from "
+                             "its category and name (the inference is still printed)")
+    parser.add_argument("--target", choices=V.TARGETS, help="for a CANN operator folder: the target "
+                        f"({', '.join(V.TARGETS)}), in place of the newest SoC its configs register")
+
+
 def spec_of(args):
     """The operator spec a command's ``spec`` argument and ``--spec`` name or lead to
-    (kb_tools.contract.discovery); a spec found, not given, is said on standard error."""
+    (kb_tools.contract.discovery); a spec found, not given, is said on standard error, and
+    so is each fact a CANN folder's spec inferred or took from --topology / --target."""
     from kb_tools.contract.discovery import spec_for
 
     found = spec_for(args.spec, args.spec_flag, flag=f"--spec ops/<op>.yaml to kbt {args.command}")
     if found.how == "given":
-        return found.spec
+        return _folder_facts(args, found.spec)
     from dataclasses import replace
     from pathlib import Path
 
     print(_shown(f"kbt {args.command}: spec {found.spec.path} ({found.how})"), file=sys.stderr)
-    return replace(found.spec, path=Path(_shown(str(found.spec.path))))  # its findings name it as the user would
+    spec = _folder_facts(args, found.spec)
+    return replace(spec, path=Path(_shown(str(spec.path))))  # its findings name it as the user would
+
+
+def _folder_facts(args, spec):
+    """``spec`` with --topology / --target applied where it is a CANN folder's; either flag on
+    an ops/<op>.yaml, which declares both, is refused in one line."""
+    from kb_tools.contract.cann_spec import CannSpec, overridden
+    from kb_tools.diagnostics import EXIT_USAGE, fail
+
+    given = {fact: getattr(args, fact, None) for fact in ("topology", "target")}
+    if not isinstance(spec, CannSpec):
+        named = [f"--{fact}" for fact, value in given.items() if value is not None]
+        if named:
+            fail(spec.path, None, "SP041", f"{' and '.join(named)} set what a CANN operator folder cannot say; "
+                 "this spec declares it: edit the spec instead", EXIT_USAGE)
+        return spec
+    spec, lines = overridden(spec, given)
+    for line in lines:
+        print(f"kbt {args.command}: {line}", file=sys.stderr)
+    return spec
 
 
 def _shown(line: str) -> str:

@@ -30,6 +30,7 @@ class CannSpec(OpSpec):
 
     golden: str = ""  # the folder's tests/assets/golden.py as shown
     folder: str = ""  # the operator folder as shown: what a command is given to read this spec again
+    inferred: tuple = ()  # (fact, value, reason, note in the description) for what the folder cannot say
 
     def criterion_gaps(self) -> list[Diagnostic]:
         """SP030 at the OpDef line registering the dtype, with the fix a CANN developer makes."""
@@ -87,8 +88,9 @@ def as_spec(folder) -> OpSpec | None:
     if facts.widening == "float32":
         widening = {d: "float32" for d in dtypes if d in V.HALF_DTYPES}
     criteria = {d: s for d, s in facts.criteria.items() if d in dtypes and s in V.CRITERIA}
-    notes = [f"Read from the CANN operator folder {_near(str(folder))}.", f"Topology {topology}: {why_topology}.",
-             f"Target {target or 'unknown'}: {why_target}."]
+    inferred = (("topology", topology, why_topology, f"Topology {topology}: {why_topology}."),
+                ("target", target, why_target, f"Target {target or 'unknown'}: {why_target}."))
+    notes = [f"Read from the CANN operator folder {_near(str(folder))}.", inferred[0][3], inferred[1][3]]
     if widening:
         notes.append(f"Widening float32 for half dtypes: {_near(facts.widening_at)}.")
     if dropped:
@@ -99,4 +101,23 @@ def as_spec(folder) -> OpSpec | None:
     return CannSpec(op=facts.op, class_id=".", topologies=(topology,), properties={"dtypes": dtypes},
                   target=target, criteria=criteria, widening=widening, wrapper=None,
                   description=" ".join(notes), path=def_path, dtype_lines=lines, golden=_near(facts.golden_path) if facts.golden_path else "",
-                    folder=_near(str(folder)))
+                    folder=_near(str(folder)), inferred=inferred)
+
+
+def overridden(spec: CannSpec, given: dict) -> tuple[CannSpec, list[str]]:
+    """``spec`` with the facts named by flags (``{"topology": ..., "target": ...}``, None where
+    not given) in place of the inferred ones, and one line per fact saying what was used and why:
+    a given value still names the inference it replaces, so a wrong guess stays visible."""
+    from dataclasses import replace
+
+    description, lines, changes = spec.description, [], {}
+    for fact, value, reason, note in spec.inferred:
+        chosen = given.get(fact)
+        if chosen is None:
+            lines.append(f"{fact} {value or 'unknown'} inferred: {reason} (pass --{fact} to set it)")
+            continue
+        lines.append(f"{fact} {chosen} given by --{fact} (inferred {value or 'unknown'}: {reason})")
+        description = description.replace(note, f"{fact.capitalize()} {chosen}: given by --{fact}; "
+                                                f"inferred {value or 'unknown'} ({reason}).")
+        changes["topologies" if fact == "topology" else "target"] = (chosen,) if fact == "topology" else chosen
+    return (replace(spec, description=description, **changes) if changes else spec), lines
