@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import torch
+import pytest
 import yaml
 
 from kb_tools.numerics.criteria import judge
@@ -62,6 +63,15 @@ class Example:
         assert sorted(prototype.SUPPORTED_DTYPES) == sorted(self.spec["properties"]["dtypes"])
         assert sorted(prototype.SUPPORTED_RANKS) == sorted(self.spec["properties"]["ranks"])
 
+    def check_rejected(self, cases, launched) -> None:
+        """Each ``(call, error)`` raises that error, its message led by the operator's name, and
+        none of them launches: ``launched()`` counts launches, before and after."""
+        before = launched()
+        for call, error in cases:
+            with pytest.raises(error, match=f"{self.op}: "):
+                call()
+        assert launched() == before
+
     def copy(self, tmp_path: Path, *, tensors: bool = False) -> Path:
         """A copy laid out as the repository is (``examples/<op>``, the harness beside it,
         ``ops/<op>.yaml``), so that its tests run and ``kbt`` finds its spec."""
@@ -84,8 +94,10 @@ class Example:
         return subprocess.run([*kbt, *map(str, args)], cwd=self.repo, capture_output=True, text=True, timeout=120)
 
     def pytest(self, node: str) -> subprocess.CompletedProcess:
-        """One test node in its own process (a copy's packages shadow nothing of this run)."""
-        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", node],
+        """One test node of a copy, in its own process (its packages shadow nothing of this run);
+        the copy's examples/conftest.py is read, which puts the harness on the path."""
+        examples = Path(node.split("::")[0]).parents[1]
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "--confcutdir", str(examples), node],
                               cwd=self.repo, capture_output=True, text=True, timeout=300)
 
 
@@ -96,6 +108,13 @@ def plant(path: Path, old: str, new: str) -> str:
     assert planted != text, f"the plant found nothing to replace in {path.name}"
     path.write_text(planted)
     return planted
+
+
+def span(path: Path, start: str, end: str) -> str:
+    """The text of a file from the first ``start`` up to the ``end`` after it (e.g. a launch)."""
+    text = path.read_text()
+    first = text.index(start)
+    return text[first:text.index(end, first)]
 
 
 def line_of(text: str, needle: str) -> int:

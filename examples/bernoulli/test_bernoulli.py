@@ -7,29 +7,24 @@ present) or on CUDA; every tensor goes to the kernel's device and comes back to 
 
 from __future__ import annotations
 
-import sys
 from functools import partial
-from pathlib import Path
 
 import pytest
 import torch
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent)]
-
-import make_tensors  # noqa: E402
-from harness import Example, Launches, host_trace, plant  # noqa: E402
-from kb_tools.memory import parity  # noqa: E402
-from kb_tools.memory.alias import can_alias, mask_size  # noqa: E402
-from kb_tools.memory.expand import expand_inplace, expand_low_to_high  # noqa: E402
-from kb_tools.memory.waves import plan_problems, plan_waves  # noqa: E402
-from kb_tools.numerics.criteria import judge  # noqa: E402
-from kb_tools.numerics.stats import holm, proportion_test  # noqa: E402
-from legs.golden import golden_bernoulli  # noqa: E402
-from legs.third_party import third_party_bernoulli  # noqa: E402
-from ops.prototypes import bernoulli as prototype  # noqa: E402
-from ops.wrappers import bernoulli_wrapper as delivered  # noqa: E402
-from ops.wrappers.bernoulli_wrapper import ALIAS, CONSTANT, FALLBACK, bernoulli_wrapper, choose_path  # noqa: E402
+import make_tensors
+from harness import Example, Launches, host_trace, plant
+from kb_tools.memory import parity
+from kb_tools.memory.alias import can_alias, mask_size
+from kb_tools.memory.expand import expand_inplace, expand_low_to_high
+from kb_tools.memory.waves import plan_problems, plan_waves
+from kb_tools.numerics.criteria import judge
+from kb_tools.numerics.stats import holm, proportion_test
+from legs.golden import golden_bernoulli
+from legs.third_party import third_party_bernoulli
+from ops.prototypes import bernoulli as prototype
+from ops.wrappers import bernoulli_wrapper as delivered
+from ops.wrappers.bernoulli_wrapper import ALIAS, CONSTANT, FALLBACK, bernoulli_wrapper, choose_path
 
 EXAMPLE = Example(__file__)
 SPEC = EXAMPLE.spec

@@ -9,22 +9,17 @@ from __future__ import annotations
 
 import math
 import re
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent)]
-
-import make_tensors  # noqa: E402
-from harness import Example, Launches, host_trace, plant  # noqa: E402
-from kb_tools.numerics.criteria import judge  # noqa: E402
-from legs.golden import golden_cat  # noqa: E402
-from ops.prototypes import cat as prototype  # noqa: E402
-from ops.wrappers import cat_wrapper as delivered  # noqa: E402
-from ops.wrappers.cat_wrapper import cat_wrapper  # noqa: E402
+import make_tensors
+from harness import Example, Launches, host_trace, plant, span
+from kb_tools.numerics.criteria import judge
+from legs.golden import golden_cat
+from ops.prototypes import cat as prototype
+from ops.wrappers import cat_wrapper as delivered
+from ops.wrappers.cat_wrapper import cat_wrapper
 
 EXAMPLE = Example(__file__)
 SPEC, REPO, saved = EXAMPLE.spec, EXAMPLE.repo, EXAMPLE.saved
@@ -161,8 +156,7 @@ def test_planted_second_launch_is_caught_by_verify(tmp_path):
     """A copy whose wrapper launches the kernel twice fails kbt verify at the single-launch claim."""
     copy = EXAMPLE.copy(tmp_path)
     wrapper = copy / "ops" / "wrappers" / "cat_wrapper.py"
-    text = wrapper.read_text()
-    launch = text[text.index("    cat_kernel[(programs,)]"):text.index("    return y\n")]
+    launch = span(wrapper, "    cat_kernel[(programs,)]", "    return y\n")
     planted = plant(wrapper, launch, launch + launch)  # a second copy pass over the same list
     assert planted.count("cat_kernel[(programs,)]") == 2
     proc = EXAMPLE.kbt("verify", copy, "--root", copy)

@@ -6,24 +6,19 @@ Triton on its interpreter (the tests hand it CPU tensors), so the delivered kern
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent)]
-
-import make_tensors  # noqa: E402
-from harness import Example, host_trace, line_of, plant  # noqa: E402
-from kb_tools.numerics.criteria import judge  # noqa: E402
-from kb_tools.numerics.metrics import compute  # noqa: E402
-from kb_tools.numerics.promote import case_mode  # noqa: E402
-from legs.golden import golden_foreach_add  # noqa: E402
-from legs.third_party import WIDENING, third_party_foreach_add  # noqa: E402
-from ops.prototypes import foreach_add as prototype  # noqa: E402
-from ops.wrappers.foreach_add_wrapper import foreach_add_kernel, foreach_add_wrapper, scalar_result_dtype  # noqa: E402
+import make_tensors
+from harness import Example, host_trace, line_of, plant, span
+from kb_tools.numerics.criteria import judge
+from kb_tools.numerics.metrics import compute
+from kb_tools.numerics.promote import case_mode
+from legs.golden import golden_foreach_add
+from legs.third_party import WIDENING, third_party_foreach_add
+from ops.prototypes import foreach_add as prototype
+from ops.wrappers.foreach_add_wrapper import foreach_add_kernel, foreach_add_wrapper, scalar_result_dtype
 
 EXAMPLE = Example(__file__)
 SPEC = EXAMPLE.spec
@@ -74,7 +69,7 @@ def test_each_dtype_is_its_own_case():
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_saved_tensors_are_the_kernels_and_pass_their_criterion(dtype):
     legs = make_tensors.run_legs(dtype)
-    assert sorted(legs) == sorted(p.stem for p in (HERE / "tensors" / dtype).iterdir())
+    assert sorted(legs) == sorted(p.stem for p in (EXAMPLE.here / "tensors" / dtype).iterdir())
     EXAMPLE.check_saved(legs, dtype)
     EXAMPLE.check_legs(legs, dtype)
     if SPEC["criteria"][dtype] == "cross_check":  # the golden one Promote step above both legs, whose dtypes agree
@@ -154,20 +149,16 @@ def test_int32_wraps_as_the_framework_does():
 
 
 def test_outside_the_contract_is_rejected_before_the_launch():
-    before = len(LAUNCHES)
     ok = torch.ones(4)
-    for call, error in ((lambda: foreach_add_wrapper([ok] * (B_MAX + 1), 1), ValueError),
-                        (lambda: foreach_add_wrapper([ok, ok], [ok]), ValueError),
-                        (lambda: foreach_add_wrapper([ok], [torch.ones(5)]), ValueError),
-                        (lambda: foreach_add_wrapper([ok, torch.ones(4, dtype=torch.float16)], 1), TypeError),
-                        (lambda: foreach_add_wrapper([torch.ones(4, dtype=torch.float64)], 1), TypeError),
-                        (lambda: foreach_add_wrapper([torch.ones(4, 2).t()], 1), ValueError),
-                        (lambda: foreach_add_wrapper([torch.ones((1,) * 5)], 1), ValueError),
-                        (lambda: foreach_add_wrapper([ok], 1, alpha=2), TypeError),
-                        (lambda: foreach_add_wrapper([torch.ones(2, dtype=torch.int32)] * 2, [torch.ones(2, dtype=torch.int32)] * 2, 1.5), TypeError)):
-        with pytest.raises(error, match="foreach_add: "):
-            call()
-    assert len(LAUNCHES) == before
+    EXAMPLE.check_rejected(((lambda: foreach_add_wrapper([ok] * (B_MAX + 1), 1), ValueError),
+                            (lambda: foreach_add_wrapper([ok, ok], [ok]), ValueError),
+                            (lambda: foreach_add_wrapper([ok], [torch.ones(5)]), ValueError),
+                            (lambda: foreach_add_wrapper([ok, torch.ones(4, dtype=torch.float16)], 1), TypeError),
+                            (lambda: foreach_add_wrapper([torch.ones(4, dtype=torch.float64)], 1), TypeError),
+                            (lambda: foreach_add_wrapper([torch.ones(4, 2).t()], 1), ValueError),
+                            (lambda: foreach_add_wrapper([torch.ones((1,) * 5)], 1), ValueError),
+                            (lambda: foreach_add_wrapper([ok], 1, alpha=2), TypeError),
+                            (lambda: foreach_add_wrapper([torch.ones(2, dtype=torch.int32)] * 2, [torch.ones(2, dtype=torch.int32)] * 2, 1.5), TypeError)), lambda: len(LAUNCHES))
 
 
 def test_nothing_dispatched_outside_the_kernel():
@@ -180,9 +171,7 @@ def test_planted_per_tensor_launch_loop_is_caught(tmp_path):
     """One launch per list element, planted in a copy: kbt verify reports WB110 and fails the claims."""
     copy = EXAMPLE.copy(tmp_path)
     wrapper = copy / "ops" / "wrappers" / "foreach_add_wrapper.py"
-    text = wrapper.read_text()
-    start = text.index("    foreach_add_kernel[grid]")
-    launch = text[start:text.index("    return outs\n", start)]
+    launch = span(wrapper, "    foreach_add_kernel[grid]", "    return outs\n")
     loop = ("    for x, y, out in zip(xs, ys or xs, outs):  # one launch per tensor\n"
             "        foreach_add_kernel[grid]((x,) * B_MAX, (y,) * B_MAX, (out,) * B_MAX, (x.numel(),) + (0,) * (B_MAX - 1),\n"
             "                                 0 if y_is_list else other, alpha, SLOTS=B_MAX, HAS_ITEMS=True, Y_IS_LIST=y_is_list,\n"

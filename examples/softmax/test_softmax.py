@@ -8,24 +8,20 @@ device is present) or on CUDA; inputs go to the kernel's device and results come
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 import torch
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent)]
+import make_tensors
+from harness import Example, Launches, host_trace, plant
+from legs.golden import golden_softmax
+from legs.third_party import WIDENING
+from ops.prototypes import softmax as prototype
 
-import make_tensors  # noqa: E402
-from harness import Example, Launches, host_trace, plant  # noqa: E402
-from legs.golden import golden_softmax  # noqa: E402
-from legs.third_party import WIDENING  # noqa: E402
-from ops.prototypes import softmax as prototype  # noqa: E402
-
-from kb_tools.numerics.criteria import judge  # noqa: E402
-from kb_tools.numerics.promote import case_mode  # noqa: E402
-from ops.wrappers import softmax_wrapper as delivered  # noqa: E402
+from kb_tools.numerics.criteria import judge
+from kb_tools.numerics.promote import case_mode
+from ops.wrappers import softmax_wrapper as delivered
 
 EXAMPLE = Example(__file__)
 SPEC = EXAMPLE.spec
