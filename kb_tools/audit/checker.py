@@ -87,6 +87,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         self.home = parsed.path if parsed is not None else None
         self.opaque: set[str] = set()  # modules outside the tree whose functions the wrapper calls
         self.starred: set[tuple[str | None, int]] = set()  # (file or None: this one, line) of a star import a call may bind from
+        self.unfollowed: set[tuple[str | None, int, str, str]] = set()  # (file or None, line, callee, why) of a call not walked
         self.wrapper = wrapper.name
         self.aliases = dict(module.aliases)
         self.findings: list[RawFinding] = []
@@ -648,6 +649,10 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         if (walking := self.on_stack(fn, owner)) is not None or len(self.frames) > MAX_HELPER_DEPTH \
                 or self.helper_walks >= MAX_HELPER_WALKS:
             self.args(call)
+            why = ("a call back into a function being walked" if walking is not None else
+                   f"more than {MAX_HELPER_DEPTH} helpers deep" if len(self.frames) > MAX_HELPER_DEPTH else
+                   f"over {MAX_HELPER_WALKS} helper walks")
+            self.unfollowed.add((self.parsed.path if self.parsed is not None else None, call.lineno, fn.name, why))
             if walking is not None and walking.launches:  # a recursive call launches the kernel again
                 self.relaunch(call)
             return U

@@ -100,6 +100,7 @@ class AuditResult:
     roles: frozenset[str] | None = None  # impl/golden/test when the families ran (kb_tools/audit/roles.py)
     note: str | None = None  # one line when the file's role cannot be told
     starred: tuple[str, ...] = ()  # "file:line" of each star import a wrapper's call may come from (not followed)
+    unfollowed: tuple[str, ...] = ()  # "file:line `callee` (why)" of each helper call the walk did not follow
     policy: str = DEFAULT_POLICY  # the reading the findings were made under (kb_tools/audit/policies.py)
 
     @property
@@ -226,6 +227,7 @@ def audit_parsed(parsed: Parsed, tree, *, select: set[str] | None = None, famili
     elsewhere: dict[str, Reached] = {}
     opaque: set[str] = set()
     starred: set[tuple[str | None, int]] = set()
+    unfollowed: set[tuple[str | None, int, str, str]] = set()
     result = AuditResult(path, policy=chosen.name)
     for fn in reach.wrappers(parsed, tree):
         try:
@@ -237,6 +239,7 @@ def audit_parsed(parsed: Parsed, tree, *, select: set[str] | None = None, famili
         result.wrapper_info.append(Wrapper(path, fn.name, fn.lineno, audit.most_launches))
         opaque |= audit.opaque
         starred |= audit.starred
+        unfollowed |= audit.unfollowed
         raw = list(audit.findings)
         if not module.launches(fn) and not audit.launch_sites:
             hint = "" if module.launchers else " (no kernel is defined in this file; name an imported one with --launcher)"
@@ -253,6 +256,7 @@ def audit_parsed(parsed: Parsed, tree, *, select: set[str] | None = None, famili
         for f in beyond:
             reached.setdefault((f.line, f.col, f.code), (f, []))
     result.starred = tuple(sorted({f"{where or path}:{line}" for where, line in starred}))
+    result.unfollowed = tuple(sorted({f"{where or path}:{line} `{name}` ({why})" for where, line, name, why in unfollowed}))
     result.add_reached(place(path, parsed.text, reached, select, chosen))
     foreign = {}
     for other, found in elsewhere.items():

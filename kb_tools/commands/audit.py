@@ -89,6 +89,10 @@ def run(args):
     if starred:
         print(f"kbt audit: {len(starred)} star import(s) may bind names that wrappers call; those calls were not "
               f"followed (e.g. {', '.join(starred[:3])}); import the names explicitly", file=sys.stderr)
+    unfollowed = sorted({site for r in results for site in r.unfollowed})
+    if unfollowed:
+        print(f"kbt audit: {len(unfollowed)} helper call(s) were not followed further, the rest was audited "
+              f"(e.g. {', '.join(unfollowed[:3])})", file=sys.stderr)
     if opaque and roots:
         shown = sorted(opaque)
         print(f"kbt audit: calls into {len(shown)} module(s) outside the audited files were not followed "
