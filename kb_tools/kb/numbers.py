@@ -30,7 +30,7 @@ _TOKEN = re.compile(
     r"|(?P<zh>[一二两三四五六七八九十]+)(?=[个次种条项步级位倍核])",
     re.I,
 )
-_STRICT_BEFORE = re.compile(r"[\w.]")
+_STRICT_BEFORE = re.compile(r"[A-Za-z0-9_.]")  # ASCII only: 为16 and 是0.5 are numbers
 _STRICT_AFTER = re.compile(r"[A-Za-z0-9_]")
 
 

@@ -29,7 +29,9 @@ _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _SEED = re.compile(r"^\d{3}:\d+$")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 # What joins a map's key to its entry: fp32 → fp64, | float32 | float64 |, fp16/bf16 -> fp32, 提升为.
-_MAPS_TO = re.compile(r"\s*(?:/[\w.]+)*\s*`?\s*(?:→|->|=>|⇒|\||:|\bto\b|提升为|提升到|升为)\s*`?\s*")
+_MAPS_TO = re.compile(r"\s*(?:/[\w.]+)*\s*`?\s*(?:→|->|=>|⇒|\||:|\bto\b|提升为|提升到|升为|=)\s*`?\s*(?:(?:is|becomes|是|为)\s*)?")
+# What may stand between a term and the number it states: "C0 = 16", "余弦取0.999", "UB of 192 KiB".
+_STATES = re.compile(r"[\s`*]*(?:=|:|\bis\b|\bof\b|\bat least\b|\bat most\b|\babove\b|\bbelow\b|\bunder\b|[<>≥≤]=?|为|是|取|大于|小于|低于|高于|不低于)?[\s`*]*")
 _SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(*`\[])|(?<=[。；！？])")
 
 
@@ -39,6 +41,8 @@ class Value:
     home: str  # page id
     about: str
     when: tuple  # of compiled patterns; a unit states the value when every one matches
+    spellings: tuple  # per when term, its spellings as registered
+    lowered: tuple  # the same, lower-cased, for a quick substring test
     kind: str  # number, is, members
     value: object  # Number, a canonical name, or a frozenset of canonical names
     shown: str  # the value as written in values.yaml
@@ -170,8 +174,10 @@ def _value(entry, source, vocab) -> Value:
     value = {"number": lambda v: parse_value(v), "is": lambda v: v, "members": frozenset}[kind](source[kind])
     shown = ", ".join(source[kind]) if kind == "members" else str(source[kind])
     between = entry.get("between", source.get("between"))
+    spellings = tuple(tuple(s.strip() for s in w.split("|") if s.strip()) for w in entry["when"])
     return Value(entry["id"], entry["home"].strip(), " ".join(entry["about"].split()),
-                 tuple(_term([s.strip() for s in w.split("|") if s.strip()]) for w in entry["when"]),
+                 tuple(_term(words) for words in spellings), spellings,
+                 tuple(tuple(w.lower() for w in words) for words in spellings),
                  kind, value, shown, voc, source.get("key"), tuple(Fraction(str(b)) for b in between) if between else None,
                  entry.get("seed"), entry.line)
 
@@ -239,8 +245,12 @@ def _sentences(para):
     return out
 
 
-def judge(value: Value, unit: str):
-    """None when ``unit`` does not state ``value``; else (agrees, what the unit says)."""
+def judge(value: Value, unit: str, low: str | None = None):
+    """None when ``unit`` does not state ``value``; else (agrees, what the unit says).
+    ``low`` is ``unit.lower()``, passed by a caller that judges one unit many times."""
+    low = unit.lower() if low is None else low
+    if not all(any(s in low for s in words) for words in value.lowered):
+        return None  # a substring test first: the word-start patterns are slow on 5,000 units
     spans = []
     for pattern in value.when:
         found = [m.span() for m in pattern.finditer(unit)]
@@ -252,7 +262,10 @@ def judge(value: Value, unit: str):
         return not any(a < e and s < b for s, e in spans)
 
     if value.kind == "number":
-        cands = [n for n in numbers(unit) if free(n.start, n.end) and _in_range(n, value.between)]
+        # a number right after a term states the value whatever its size; elsewhere only a
+        # number in the value's range does (a sentence about cosine may count samples too)
+        right_after = {_STATES.match(unit, e).end() for s, e in spans}
+        cands = [n for n in numbers(unit) if free(n.start, n.end) and (n.start in right_after or _in_range(n, value.between))]
         if not cands:
             return None
         return any(n.equals(value.value) for n in cands), ", ".join(n.text for n in cands)
@@ -301,24 +314,25 @@ def value_drift(pages: dict, values: list[Value], others: list[tuple[str, str]],
         places += [(pid, shown, inv.line, inv.text) for inv in page.invariants]
     for shown, text in others:
         places += [(None, shown, off + 1, unit) for off, unit in units(text, python=shown.endswith(".py"))]
+    places = [(pid, shown, line, unit, unit.lower()) for pid, shown, line, unit in places]
     diags = []
     for value in values:
         home = pages.get(value.home)
         if home is None:
             if value.home not in unloadable:
-                diags.append(Diagnostic("kb/values.yaml", value.line, "LN130", f"value {value.id!r}: home page {value.home!r} does not exist"))
+                diags.append(Diagnostic("kb/values.yaml", value.line, "LN140", f"value {value.id!r}: home page {value.home!r} does not exist"))
             continue
         home_shown, home_states = shown_path(home.path), False
-        for pid, shown, line, unit in places:
-            verdict = judge(value, unit)
+        for pid, shown, line, unit, low in places:
+            verdict = judge(value, unit, low)
             if verdict is None:
                 continue
             agrees, said = verdict
             home_states |= agrees and pid == value.home
             if not agrees:
-                diags.append(Diagnostic(shown, line, "LN131",
+                diags.append(Diagnostic(shown, line, "LN141",
                                         f"states {value.id} ({value.about}) as {said}; its home {home_shown} and kb/values.yaml:{value.line} say {value.shown}"))
         if not home_states:
-            diags.append(Diagnostic(home_shown, home.body_line, "LN132",
+            diags.append(Diagnostic(home_shown, home.body_line, "LN142",
                                     f"home page of value {value.id!r} never states it ({value.about}: {value.shown}, registered at kb/values.yaml:{value.line})"))
     return diags
