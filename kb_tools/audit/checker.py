@@ -76,6 +76,7 @@ class Frame:
     torch_objects: set = field(default_factory=set)  # names bound by `with torch....(...) as name` (a profiler, ...)
     local_defs: dict = field(default_factory=dict)  # name -> a function defined in its body (a closure)
     elements: set = field(default_factory=set)  # names whose elements it uses as tensors (a list of tensors)
+    instances: dict = field(default_factory=dict)  # name -> (module or None, class) of ``name = Cls(...)``
 
 
 class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
@@ -177,6 +178,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             kind = self.expr(s.value)
             for target in s.targets:
                 self.bind(target, kind)
+            self.note_instances(s)
             if not self.nested:
                 self.track_outputs(s)
         elif isinstance(s, ast.AnnAssign):
@@ -557,7 +559,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
                 return self.imported_here(lambda: self.tree.resolve(self.parsed, func.id, bound=bound))
             return self.imported(func.id, lambda: self.tree.resolve(self.parsed, func.id))
         base = func.value
-        if isinstance(base, ast.Name) and (found := self.class_method(base.id, func.attr)) is not None:
+        if (found := self.class_method(base, func.attr)) is not None:
             return found
         if isinstance(base, ast.Name) and base.id not in self.env and (bound := self.frame.imports.get(base.id)):
             return self.imported_here(lambda: self.tree.attribute(self.parsed, base.id, func.attr, bound=bound))
@@ -565,27 +567,55 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             return self.imported(base.id, lambda: self.tree.attribute(self.parsed, base.id, func.attr))
         return None
 
-    def class_method(self, base: str, attr: str):
+    def class_method(self, base, attr: str):
         """(module or None for this one, method) for ``Cls.attr(...)`` on a class of this file or
-        of the tree (``Scale.apply`` runs ``forward``), or ``cls.attr``/``self.attr`` inside a
-        method of a class defining ``attr``; None for anything else."""
+        of the tree (``Scale.apply`` runs ``forward``), ``Cls(...).attr(...)`` and ``v.attr(...)``
+        where ``v = Cls(...)``, or ``cls.attr``/``self.attr`` inside a method of a class defining
+        ``attr``; None for anything else."""
         fn = self.frame.fn
+        if isinstance(base, ast.Call):  # Launcher(block).run(x)
+            owner, cls = self.class_named(base.func) or (None, None)
+            found = classes.method(cls, attr) if cls is not None else None
+            return (owner, found) if found is not None else None
+        if not isinstance(base, ast.Name):
+            return None
         first = (fn.args.posonlyargs + fn.args.args)[:1]
-        if first and first[0].arg == base and (cls := classes.class_of(self.module, fn)) is not None:
+        if first and first[0].arg == base.id and (cls := classes.class_of(self.module, fn)) is not None:
             found = classes.method(cls, attr)
             return (None, found) if found is not None else None
-        if base in self.env:
-            return None
-        if (cls := classes.top_class(self.module, base)) is not None:
-            owner = None
-        elif self.tree is not None and self.parsed is not None and (base in self.frame.imports or base in self.module.imports):
-            owner, cls = classes.imported_class(self.tree, self.parsed, base, self.frame.imports.get(base)) or (None, None)
-            if cls is None:
-                return None
-        else:
+        if base.id in self.frame.instances:  # launcher = Launcher(block); launcher.run(x)
+            owner, cls = self.frame.instances[base.id]
+            found = classes.method(cls, attr)
+            return (owner, found) if found is not None else None
+        owner, cls = self.class_named(base) or (None, None)
+        if cls is None:
             return None
         found = classes.entry_method(cls, attr, (owner.info if owner is not None else self.module).aliases)
         return (owner, found) if found is not None else None
+
+    def class_named(self, func):
+        """(module or None for this one, class) for a bare name bound to a class of this file
+        or imported from the tree (and not rebound in the function); else None."""
+        if not isinstance(func, ast.Name) or func.id in self.env:
+            return None
+        if (cls := classes.top_class(self.module, func.id)) is not None:
+            return None, cls
+        if self.tree is None or self.parsed is None:
+            return None
+        if func.id in self.frame.imports or func.id in self.module.imports:
+            return classes.imported_class(self.tree, self.parsed, func.id, self.frame.imports.get(func.id))
+        return None
+
+    def note_instances(self, s: ast.Assign) -> None:
+        """``v = Cls(...)`` binds ``v`` to an instance of a class the walk can read; binding ``v``
+        to anything else forgets it (read the same on every path)."""
+        made = self.class_named(s.value.func) if isinstance(s.value, ast.Call) else None
+        for target in s.targets:
+            if isinstance(target, ast.Name):
+                if made is not None:
+                    self.frame.instances[target.id] = made
+                else:
+                    self.frame.instances.pop(target.id, None)
 
     def imported_torch(self, func) -> str | None:
         """The torch name a call's name stands for when another module of the tree binds it to

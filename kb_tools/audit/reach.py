@@ -28,17 +28,21 @@ def at(fn) -> tuple[int, int]:
     return fn.lineno, fn.col_offset
 
 
-def own_calls(fn) -> list[ast.Call]:
-    """The calls ``fn`` makes itself: not those inside nested functions, lambdas or classes."""
-    out, stack = [], list(fn.body)
+def own_calls(fn) -> tuple[list[ast.Call], dict[str, str]]:
+    """The calls ``fn`` makes itself (not those inside nested functions, lambdas or classes),
+    and the names it binds to a call of a bare name (``launcher = Launcher(block)``)."""
+    out, made, stack = [], {}, list(fn.body)
     while stack:
         node = stack.pop()
         if isinstance(node, (*FUNCTION_DEFS, ast.Lambda, ast.ClassDef)):
             continue
         if isinstance(node, ast.Call):
             out.append(node)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name):
+            made[node.targets[0].id] = node.value.func.id
         stack.extend(child_nodes(node))
-    return out
+    return out, made
 
 
 class Reach:
@@ -126,7 +130,8 @@ class Reach:
         parameter, ``Cls.apply`` (its ``forward``)."""
         tree = self.tree
         first = (fn.args.posonlyargs + fn.args.args)[:1]
-        for call in own_calls(fn):
+        calls, made = own_calls(fn)
+        for call in calls:
             func = call.func
             if isinstance(func, ast.Name):
                 name = func.id
@@ -137,9 +142,17 @@ class Reach:
                     if entry is not None and entry[0] == "function":
                         yield entry[1], entry[2]
                 continue
-            if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+            if not isinstance(func, ast.Attribute):
                 continue
-            base, attr = func.value.id, func.attr
+            base, attr = func.value, func.attr
+            if isinstance(base, ast.Call) and isinstance(base.func, ast.Name):  # Launcher(block).run(x)
+                base = base.func.id
+            elif isinstance(base, ast.Name) and base.id in made:  # launcher = Launcher(block); launcher.run(x)
+                base = made[base.id]
+            elif isinstance(base, ast.Name):
+                base = base.id
+            else:
+                continue
             if first and first[0].arg == base and (cls := classes.class_of(info, fn)) is not None:
                 found = classes.method(cls, attr)
                 if found is not None:
