@@ -1,6 +1,7 @@
 """Issue 24: each module is walked once for all the rules (``kb_tools.audit.node_index``),
-and what the index hands back is exactly what ``ast.walk`` gives, in the same order, so
-the findings cannot change."""
+and what the index hands back is exactly what ``ast.walk`` gives, in the same order, less
+the expression contexts (read through ``node.ctx``, never looked for), so the findings
+cannot change."""
 
 from __future__ import annotations
 
@@ -11,6 +12,11 @@ from kb_tools.audit.node_index import NodeIndex, child_nodes, walk_nodes
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+CONTEXTS = (ast.Load, ast.Store, ast.Del)
+
+
+def _walked(node: ast.AST) -> list[int]:
+    return [id(n) for n in ast.walk(node) if not isinstance(n, CONTEXTS)]
 
 
 def _sources() -> list[Path]:
@@ -23,10 +29,10 @@ def test_the_index_walks_in_ast_walk_order():
     for path in _sources():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         index = NodeIndex(tree)
-        assert [id(n) for n in index.nodes] == [id(n) for n in ast.walk(tree)], path
+        assert [id(n) for n in index.nodes] == _walked(tree), path
         for node in index.nodes:
             if isinstance(node, (*FUNCTIONS, ast.Lambda, ast.Call)):
-                assert [id(n) for n in index.walk(node)] == [id(n) for n in ast.walk(node)], (path, node.lineno)
+                assert [id(n) for n in index.walk(node)] == _walked(node), (path, node.lineno)
 
 
 def test_a_function_is_walked_once_however_many_rules_ask():
@@ -42,4 +48,14 @@ def test_a_function_is_walked_once_however_many_rules_ask():
 def test_child_nodes_are_iter_child_nodes():
     tree = ast.parse((FIXTURES / "audit" / "WB101_bad.py").read_text(encoding="utf-8"))
     for node in ast.walk(tree):
-        assert child_nodes(node) == list(ast.iter_child_nodes(node))
+        assert child_nodes(node) == [c for c in ast.iter_child_nodes(node) if not isinstance(c, CONTEXTS)]
+
+
+def test_every_kind_of_node_is_walked_into():
+    """Each node class's node-holding fields come from its signature: a statement that uses
+    every kind of child (match patterns, f-strings, decorators, annotations) is walked whole."""
+    source = ("@deco(1)\nasync def f(a: int = 2, *b, c=3, **d) -> str:\n"
+              "    match a:\n        case P(x=[1, *r]) | {'k': q} if q:\n            return f'{a!r:>{c}}'\n"
+              "    global g\n    del b[0]\n    async with m as (n, o):\n        yield lambda: (yield)\n")
+    tree = ast.parse(source)
+    assert [id(n) for n in walk_nodes(tree)] == _walked(tree)

@@ -1,8 +1,10 @@
 """Audit many files as one tree: each file is parsed and indexed once, imports between the
 audited files are followed (``package.Tree``), and a folder of many files is shared among
-the machine's cores. The report is the same whatever the number of jobs: each job audits a
-fixed share of the files and hands back finished findings, and they are merged in the
-files' order, a line reached from several wrappers listed once with all of them.
+the machine's cores. The report is the same whatever the number of jobs: the files are cut
+into runs of neighbours (a package's files import each other, so a job mostly reads modules it
+already parsed), each job takes the next run when it is free (a core another program holds
+slows one job, not the whole audit) and hands back finished findings, and they are merged in
+the files' order, a line reached from several wrappers listed once with all of them.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from kb_tools.audit.package import Tree
 from kb_tools.diagnostics import KbError
 
 PARALLEL_FROM = 64  # fewer files than this: one process (starting a second costs more)
+RUNS_PER_JOB = 8  # runs handed to each job on average: fewer, more files parsed twice; more, less balance
+MIN_RUN = 8
 GC_THRESHOLDS = (50_000, 20, 100)  # the collector's, while files are audited (Python's default: 700, 10, 10)
 
 
@@ -44,13 +48,22 @@ class Outcome:
     opaque: set[str] = field(default_factory=set)
 
 
-def _audit_share(files: list[Path], roots: list[Path], options: dict, indices: list[int]) -> list[Outcome]:
+def _audit_share(files: list[Path], roots: list[Path], options: dict, indices) -> list[Outcome]:
+    """Audit the files at ``indices`` in one process (the serial run)."""
+    return _audit_with(_tree(files, roots, options), files, options, indices)
+
+
+def _tree(files: list[Path], roots: list[Path], options: dict) -> Tree:
+    """The tree the files are read through; ``options`` keeps only the audit's own."""
+    reading = {k: options.pop(k) for k in ("wrapper_patterns", "launchers") if k in options}
+    return Tree(files, roots, partial(parse_file, **reading))
+
+
+def _audit_with(tree: Tree, files: list[Path], options: dict, indices) -> list[Outcome]:
     """Audit the files at ``indices``. Syntax trees hold no cycles and are freed as each file
     ends, but building one allocates so many objects that the cyclic collector would run
     every few hundred allocations; it runs less often here (about a third of the run's time
     on real trees), and as usual again after."""
-    reading = {k: options.pop(k) for k in ("wrapper_patterns", "launchers") if k in options}
-    tree = Tree(files, roots, partial(parse_file, **reading))
     out = []
     thresholds = gc.get_threshold()
     gc.set_threshold(*GC_THRESHOLDS)
@@ -68,6 +81,24 @@ def _audit_share(files: list[Path], roots: list[Path], options: dict, indices: l
     return out
 
 
+_JOB: dict = {}  # in a job process: what it was forked with, and its tree once built (kept across runs)
+
+
+def _audit_run(run: range) -> list[Outcome]:
+    """One run of neighbouring files, audited in a job process through the tree it keeps:
+    a module one run imported is still parsed when the next run imports it."""
+    if "tree" not in _JOB:
+        _JOB["tree"] = _tree(_JOB["files"], _JOB["roots"], _JOB["options"])
+    return _audit_with(_JOB["tree"], _JOB["files"], _JOB["options"], run)
+
+
+def runs(n_files: int, jobs: int) -> list[range]:
+    """Runs of neighbouring files, several per job so that a job slowed by the machine takes
+    fewer: about ``RUNS_PER_JOB`` each, at least ``MIN_RUN`` files long."""
+    size = max(MIN_RUN, -(-n_files // (jobs * RUNS_PER_JOB)))
+    return [range(k, min(k + size, n_files)) for k in range(0, n_files, size)]
+
+
 def audit_files(paths, *, roots=(), jobs: int | None = None, **options) -> tuple[list[AuditResult], list[str], set[str]]:
     """(a result per usable file in the order given, the one-line reason for each unusable
     file, the imported modules outside the tree that wrappers call). ``options`` are
@@ -75,17 +106,16 @@ def audit_files(paths, *, roots=(), jobs: int | None = None, **options) -> tuple
     files = [Path(p) for p in paths]
     roots = [Path(r) for r in roots]
     jobs = default_jobs(len(files)) if jobs is None else max(1, jobs)
-    shares = [list(range(k, len(files), jobs)) for k in range(jobs)]
-    if jobs == 1:
-        outcomes = _audit_share(files, roots, dict(options), shares[0])
-    else:
-        gc.freeze()  # what the jobs inherit is never collected there: no copy of every page it sits on
-        try:
-            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-                parts = [pool.submit(_audit_share, files, roots, options, share) for share in shares]
-                outcomes = [o for part in parts for o in part.result()]
-        finally:
-            gc.unfreeze()
+    if jobs == 1 or len(files) < 2:
+        return merge(files, _audit_share(files, roots, dict(options), range(len(files))))
+    _JOB.update(files=files, roots=roots, options=dict(options))  # the jobs inherit it when they fork
+    gc.freeze()  # what the jobs inherit is never collected there: no copy of every page it sits on
+    try:
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            outcomes = [o for part in pool.map(_audit_run, runs(len(files), jobs)) for o in part]
+    finally:
+        gc.unfreeze()
+        _JOB.clear()
     return merge(files, outcomes)
 
 

@@ -2,42 +2,75 @@
 read a whole module or a whole function ask here instead of walking it again.
 
 The lists are in ``ast.walk`` order (breadth first), so a rule that keeps the last of
-several matches sees them in the order it always did. Nothing is walked until something
-asks, so a file no rule reads costs nothing here. (Splitting the module's one walk into
-per-function lists costs more than walking a function asked for on its own.)
+several matches sees them in the order it always did, less the expression contexts
+(``Load``, ``Store``, ``Del``: a third of a module's nodes, read through ``node.ctx`` and
+never looked for in a walk). Each node class's fields that hold names, strings or numbers
+are never looked at. Nothing is walked until something asks, so a file no rule reads costs
+nothing here. (Splitting the module's one walk into per-function lists costs more than
+walking a function asked for on its own.)
 """
 
 from __future__ import annotations
 
 import ast
+import re
 
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 _AST = ast.AST
+_LEAF_TYPES = frozenset({"identifier", "string", "constant", "int", "expr_context"})
+_SIGNATURE = re.compile(r"\w+\((.*)\)$", re.S)
+_FIELDS: dict[type, tuple[str, ...]] = {}  # node class -> the fields that may hold nodes
+
+
+def _node_fields(cls: type) -> tuple[str, ...]:
+    """The fields of ``cls`` that may hold nodes, read off its ASDL signature (``ast.Name``'s
+    docstring is ``Name(identifier id, expr_context ctx)``); all its fields where there is none."""
+    found = _SIGNATURE.match((cls.__doc__ or "").strip())
+    if not found:
+        return tuple(cls._fields)
+    kinds = {}
+    for part in filter(None, (p.strip() for p in found.group(1).split(","))):
+        kind, _, name = part.rpartition(" ")
+        kinds[name] = kind.rstrip("?*")
+    return tuple(f for f in cls._fields if kinds.get(f) not in _LEAF_TYPES)
+
+
+def fields_of(node: ast.AST) -> tuple[str, ...]:
+    try:
+        return _FIELDS[node.__class__]
+    except KeyError:
+        fields = _FIELDS[node.__class__] = _node_fields(node.__class__)
+        return fields
 
 
 def child_nodes(node: ast.AST) -> list[ast.AST]:
-    """``list(ast.iter_child_nodes(node))``, in the same order."""
+    """``list(ast.iter_child_nodes(node))``, in the same order, less expression contexts."""
     out = []
-    for name in node._fields:
+    for name in fields_of(node):
         value = getattr(node, name, None)
-        if isinstance(value, _AST):
-            out.append(value)
-        elif value.__class__ is list:
+        if value.__class__ is list:
             out.extend([v for v in value if isinstance(v, _AST)])
+        elif isinstance(value, _AST):
+            out.append(value)
     return out
 
 
 def walk_nodes(root: ast.AST) -> list[ast.AST]:
-    """``list(ast.walk(root))``, in the same order, without its three generators per node."""
+    """``list(ast.walk(root))``, in the same order, less expression contexts, without its three
+    generators per node."""
     out = [root]
-    append, extend = out.append, out.extend
+    append, extend, known = out.append, out.extend, _FIELDS
     for node in out:  # the list grows as it is read: a queue
-        for name in node._fields:
+        try:
+            fields = known[node.__class__]
+        except KeyError:
+            fields = fields_of(node)
+        for name in fields:
             value = getattr(node, name, None)
-            if isinstance(value, _AST):
-                append(value)
-            elif value.__class__ is list:
+            if value.__class__ is list:
                 extend([v for v in value if isinstance(v, _AST)])
+            elif isinstance(value, _AST):
+                append(value)
     return out
 
 
@@ -51,13 +84,13 @@ class NodeIndex:
 
     @property
     def nodes(self) -> list[ast.AST]:
-        """Every node of the module, in ``ast.walk`` order (read, never change it)."""
+        """Every node of the module but contexts, in ``ast.walk`` order (read, never change it)."""
         if self._nodes is None:
             self._nodes = walk_nodes(self.tree)
         return self._nodes
 
     def walk(self, node: ast.AST) -> list[ast.AST]:
-        """``list(ast.walk(node))``: a function's is kept, any other node's walked afresh."""
+        """``walk_nodes(node)``: a function's is kept, any other node's walked afresh."""
         got = self._within.get(id(node))
         if got is not None:
             return got
