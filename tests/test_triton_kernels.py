@@ -34,15 +34,29 @@ def test_kernel_matches_its_cpu_path_on_the_interpreter(case, run):
     assert run["results"][case] is None, f"{case}: {triton_cases.CASES[case].__doc__}\n{run['results'][case]}"
 
 
-def _jit_kernels() -> dict[str, str]:
-    """Name -> file of every @triton.jit function in kb_tools that is launched (not a helper)."""
-    found = {}
-    for path in sorted((REPO / "kb_tools").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.FunctionDef) and not node.name.startswith("_") and any(
-                    ast.unparse(d) in ("triton.jit", "jit") for d in node.decorator_list):
-                found[node.name] = str(path.relative_to(REPO))
+def _jit_definitions(*folders: str) -> dict[str, list[str]]:
+    """Name -> the files defining it, for every @triton.jit function under ``folders`` that is
+    launched (not a ``_helper``)."""
+    found: dict[str, list[str]] = {}
+    for folder in folders:
+        for path in sorted((REPO / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.FunctionDef) and not node.name.startswith("_") and any(
+                        ast.unparse(d) in ("triton.jit", "jit") for d in node.decorator_list):
+                    found.setdefault(node.name, []).append(str(path.relative_to(REPO)))
     return found
+
+
+def _jit_kernels() -> dict[str, str]:
+    """Name -> file of every launched @triton.jit function in kb_tools."""
+    return {name: files[0] for name, files in _jit_definitions("kb_tools").items()}
+
+
+def test_each_kernel_has_one_home():
+    """No kernel name of kb_tools or of a notebook is defined twice: a notebook, a test or a
+    page's demonstration imports the one definition, so no copy drifts from it."""
+    twice = {name: files for name, files in _jit_definitions("kb_tools", "notebooks").items() if len(files) > 1}
+    assert not twice, f"defined more than once: {twice}"
 
 
 def test_every_kernel_is_launched_by_a_case(run):

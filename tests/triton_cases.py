@@ -174,6 +174,19 @@ def bernoulli_modes():
     launcher[None, 1](torch.empty(0), 0, 0.5, 1, 0, fastpaths.RANDOM)
 
 
+def bernoulli_stream():
+    """random-op-verification: the mask is a function of (seed, offset); a shifted offset
+    continues the same stream (draw k of offset 0 is draw 0 of offset k); another seed differs."""
+    from kb_tools.kernels import bernoulli_mask
+
+    first = bernoulli_mask.bernoulli_mask(3000, 0.3, 1234, 0, backend=BACKEND, block=256).cpu()
+    assert _same_bits(first, bernoulli_mask.bernoulli_mask(3000, 0.3, 1234, 0, backend=BACKEND, block=1024).cpu())
+    assert _same_bits(first[700:], bernoulli_mask.bernoulli_mask(2300, 0.3, 1234, 700, backend=BACKEND, block=512).cpu())
+    assert not _same_bits(first, bernoulli_mask.bernoulli_mask(3000, 0.3, 4321, 0, backend=BACKEND).cpu())
+    assert set(first.unique().tolist()) <= {0, 1} and abs(float(first.float().mean()) - 0.3) < 5 * (0.21 / 3000) ** 0.5
+    assert bernoulli_mask.bernoulli_mask(0, 0.3, 1, 0, backend=BACKEND).numel() == 0
+
+
 def zeros_by_arithmetic():
     """The counter-example computes x * p in fp32 and stores it: as torch would."""
     import numpy as np

@@ -1,30 +1,17 @@
-"""The exact fast paths of a random operator in Triton (kb/patterns/exact-fast-paths.md): one
-kernel whose mode, chosen on the host from p, writes exact zeros, exact ones or Bernoulli
-draws; an empty output still gets its one launch, on one program with nothing to do. The host
-side is the page's own wrapper, with :class:`BernoulliLauncher` bound to the kernel's name."""
+"""The exact fast paths of a random operator in Triton (kb/patterns/exact-fast-paths.md): the
+one Bernoulli kernel (:mod:`kb_tools.kernels.bernoulli_mask`), whose mode, chosen on the host
+from p, writes exact zeros, exact ones or draws; an empty output still gets its one launch, on
+one program with nothing to do. The host side is the page's own wrapper, with
+:class:`BernoulliLauncher` bound to the kernel's name; and the counter-example that derives
+the zeros from the input's values."""
 
 from __future__ import annotations
 
 import triton
 import triton.language as tl
 
+from kb_tools.kernels.bernoulli_mask import ONES, RANDOM, ZEROS, bernoulli_kernel  # noqa: F401 - the modes, for callers of the launcher
 from kb_tools.runtime.backends import launch
-
-ZEROS, ONES, RANDOM = 0, 1, 2
-
-
-@triton.jit
-def bernoulli_kernel(out_ptr, n, p, seed, mode, BLOCK: tl.constexpr):
-    """mode 0 stores +0, mode 1 stores 1, mode 2 draws (rand < p); no input value is read."""
-    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    live = i < n
-    if mode == 0:
-        v = tl.zeros([BLOCK], tl.float32)
-    elif mode == 1:
-        v = tl.full([BLOCK], 1.0, tl.float32)
-    else:
-        v = (tl.rand(seed, i) < p).to(tl.float32)
-    tl.store(out_ptr + i, v.to(out_ptr.dtype.element_ty), mask=live)
 
 
 @triton.jit
@@ -47,7 +34,7 @@ class BernoulliLauncher:
 
         def call(out, n, p, seed, offset, mode):
             share = max(1, triton.cdiv(n, block_dim))
-            launch(bernoulli_kernel, (block_dim,), out, n, p, seed + offset, mode,
+            launch(bernoulli_kernel, (block_dim,), out, n, p, seed, offset, mode,
                    backend=self.backend, BLOCK=triton.next_power_of_2(share))
         return call
 
