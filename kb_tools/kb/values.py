@@ -26,7 +26,7 @@ VALUES_FILE = "values.yaml"
 _KEYS = {"id", "home", "about", "when", "number", "is", "members", "one_of", "key", "between", "same_as", "seed"}
 _KINDS = ("number", "is", "members", "same_as")
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_SEED = re.compile(r"^\d{3}:\d+$")
+_SEED = re.compile(r"^\d{3}:\d+(?:-\d+)?$")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 # What joins a map's key to its entry: fp32 → fp64, | float32 | float64 |, fp16/bf16 -> fp32, 提升为.
 _MAPS_TO = re.compile(r"\s*(?:/[\w.]+)*\s*`?\s*(?:→|->|=>|⇒|\||:|\bto\b|提升为|提升到|升为|=)\s*`?\s*(?:(?:is|becomes|是|为)\s*)?")
@@ -49,7 +49,7 @@ class Value:
     vocabulary: dict  # canonical name -> compiled pattern, for is / members
     key: str | None  # a map entry: the item the value is the entry of (is only)
     between: tuple | None  # (lo, hi): only numbers in this range can state the value
-    seed: str | None  # "004:1": the seed file and line the value is quoted from
+    seed: str | None  # "004:1" or "000:64-66": the seed file and the lines the value is quoted from
     line: int
 
 
@@ -150,7 +150,7 @@ def _entry_problems(entry, line, vocab) -> list:
     if between is not None and not (isinstance(between, list) and len(between) == 2 and all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in between)):
         problems.append((entry.line_of("between"), "'between' must be [low, high]"))
     if "seed" in entry and not (isinstance(entry["seed"], str) and _SEED.match(entry["seed"])):
-        problems.append((entry.line_of("seed"), "'seed' must be 'NNN:line' (the seed file's number and the line)"))
+        problems.append((entry.line_of("seed"), "'seed' must be 'NNN:line' or 'NNN:first-last' (the seed file's number and its lines)"))
     return problems
 
 
