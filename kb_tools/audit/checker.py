@@ -48,6 +48,7 @@ from kb_tools.audit.rules import (
     wb106_host_data_read as wb106,
     wb107_host_tensor_arithmetic as wb107,
     wb109_launch_count as wb109,
+    wb113_host_torch_call as wb113,
 )
 
 MAX_HELPER_DEPTH = 8
@@ -77,6 +78,7 @@ class Frame:
     local_defs: dict = field(default_factory=dict)  # name -> a function defined in its body (a closure)
     elements: set = field(default_factory=set)  # names whose elements it uses as tensors (a list of tensors)
     instances: dict = field(default_factory=dict)  # name -> (module or None, class) of ``name = Cls(...)``
+    torch_aliases: set = field(default_factory=set)  # names it binds to a torch attribute (``aten = torch.ops.aten``)
 
 
 class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
@@ -179,6 +181,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             for target in s.targets:
                 self.bind(target, kind)
             self.note_instances(s)
+            self.note_torch_alias(s)
             if not self.nested:
                 self.track_outputs(s)
         elif isinstance(s, ast.AnnAssign):
@@ -395,6 +398,8 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
     def e_BinOp(self, e):
         raw = (self.expr(e.left), self.expr(e.right))
         kinds = tuple(flat(k) for k in raw)
+        if T not in kinds and elementwise_mask(e) and not any(k in (P, S) for k in kinds):
+            kinds = (T, T)  # `(i >= 0) & (i < n)`: comparisons joined by `&` are masks, Python joins bools with `and`
         if T in kinds and isinstance(e.op, (ast.Add, ast.Mult)) and any(isinstance(k, tuple) for k in raw):
             return U  # joining or repeating a list or tuple of tensors (`[t] * pad`): no tensor arithmetic
         if T in kinds:
@@ -512,6 +517,10 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
                 self.emit((e.lineno, e.col_offset), *wb107.value_function(q))
                 return T
             return P
+        if isinstance(func, ast.Attribute) and (module := self.torch_member(func)) is not None:
+            kinds = [flat(k) for k in self.args(e)]
+            self.emit(method_pos(func), *wb113.module_call(ast.unparse(func), module))
+            return T if T in kinds else U
         if isinstance(func, (ast.Name, ast.Attribute)) and (found := self.defined(func)) is not None:
             return self.call_helper(e, found[1], found[0])
         if isinstance(func, ast.Name) and func.id in ("map", "list", "tuple") and func.id not in self.env \
@@ -593,6 +602,16 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         found = classes.entry_method(cls, attr, (owner.info if owner is not None else self.module).aliases)
         return (owner, found) if found is not None else None
 
+    def torch_member(self, func: ast.Attribute) -> str | None:
+        """The torch module ``self.bn`` stands for inside a method of a class that bound it
+        (``self.bn = nn.BatchNorm1d(c)``), else None."""
+        fn = self.frame.fn
+        first = (fn.args.posonlyargs + fn.args.args)[:1]
+        if not (isinstance(func.value, ast.Name) and first and first[0].arg == func.value.id):
+            return None
+        cls = classes.class_of(self.module, fn)
+        return classes.torch_members(cls, self.module.aliases).get(func.attr) if cls is not None else None
+
     def class_named(self, func):
         """(module or None for this one, class) for a bare name bound to a class of this file
         or imported from the tree (and not rebound in the function); else None."""
@@ -605,6 +624,20 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         if func.id in self.frame.imports or func.id in self.module.imports:
             return classes.imported_class(self.tree, self.parsed, func.id, self.frame.imports.get(func.id))
         return None
+
+    def note_torch_alias(self, s: ast.Assign) -> None:
+        """``aten = torch.ops.aten`` (or ``relu = torch.relu``) in a body: a call through the name
+        is torch's; rebinding the name to anything else ends that."""
+        q = qualname(s.value, self.aliases) if isinstance(s.value, (ast.Name, ast.Attribute)) else None
+        for target in s.targets:
+            if not isinstance(target, ast.Name):
+                continue
+            if torch_name(q) is not None:
+                self.aliases[target.id] = q
+                self.frame.torch_aliases.add(target.id)
+            elif target.id in self.frame.torch_aliases:
+                self.frame.torch_aliases.discard(target.id)
+                self.aliases.pop(target.id, None)
 
     def note_instances(self, s: ast.Assign) -> None:
         """``v = Cls(...)`` binds ``v`` to an instance of a class the walk can read; binding ``v``
@@ -752,6 +785,15 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         self.frames.pop()
         self.module, self.parsed, self.aliases = saved
         return frame
+
+
+def elementwise_mask(e: ast.BinOp) -> bool:
+    """Both operands comparisons (or such masks) joined by ``&``, ``|`` or ``^``."""
+    def mask(side):
+        return isinstance(side, ast.Compare) and not all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
+                                                          for op in side.ops) \
+            or isinstance(side, ast.BinOp) and elementwise_mask(side)
+    return isinstance(e.op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and mask(e.left) and mask(e.right)
 
 
 def bound_first(call, fn) -> bool:

@@ -51,6 +51,34 @@ def method(cls: ast.ClassDef, name: str):
     return found
 
 
+_torch_members: dict[int, tuple[ast.ClassDef, dict[str, str]]] = {}  # id(class) -> (it, its torch members)
+
+
+def torch_members(cls: ast.ClassDef, aliases: dict[str, str]) -> dict[str, str]:
+    """The attributes a method of ``cls`` binds to a torch object it builds (``self.bn =
+    nn.BatchNorm1d(c)`` in ``__init__``), with the torch name: calling one (``self.bn(x)``) runs
+    that torch module on the host."""
+    got = _torch_members.get(id(cls))
+    if got is not None and got[0] is cls:
+        return got[1]
+    found = {}
+    for item in cls.body:
+        if not isinstance(item, FUNCTION_DEFS) or not (item.args.posonlyargs + item.args.args):
+            continue
+        me = (item.args.posonlyargs + item.args.args)[0].arg
+        for node in ast.walk(item):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                q = qualname(node.value.func, aliases) or ""
+                for t in node.targets:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me \
+                            and q.startswith(("torch.", "torch_npu.")):
+                        found[t.attr] = q
+    if len(_torch_members) > 1024:  # classes come and go with their modules: keep the table small
+        _torch_members.clear()
+    _torch_members[id(cls)] = (cls, found)
+    return found
+
+
 def is_autograd_function(cls: ast.ClassDef, aliases: dict[str, str]) -> bool:
     """A class deriving from torch's ``autograd.Function`` (``torch.autograd.Function``,
     ``from torch.autograd import Function``, or an unimported ``autograd.Function``)."""

@@ -33,3 +33,8 @@ def decorator(name: str) -> Report:
 def torch_object_method(attr: str) -> Report:
     """``prof.step()`` of a name bound by ``with torch....(...) as prof``."""
     return Report(CODE, f".{attr}() of a torch object; {_ONLY_EMPTY}", attr)
+
+
+def module_call(text: str, name: str) -> Report:
+    """``self.bn(x)`` where the class bound ``self.bn`` to a torch module (``nn.BatchNorm1d``)."""
+    return Report(CODE, f"runs {text}, a {name} module, on the host; {_ONLY_EMPTY}", "module-call")
