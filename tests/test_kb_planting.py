@@ -108,7 +108,7 @@ class Planter:
             joined = rng.choice(["{k} → {v}", "{k} -> {v}", "{k} to {v}", "{k} 提升为 {v}"]).format(k=value.key, v=wrong)
             return rng.choice(["Under {t}, {m}.", "Keep in mind: {t} maps {m}.", "按种子，{t}：{m}。"]).format(t=" ".join(terms), m=joined)
         if chinese:
-            return rng.choice(["注意：{t}为{v}。", "{t}是{v}，这一点不能改。", "按种子，{t}取{v}。"]).format(t="".join(terms), v=wrong)
+            return rng.choice(["注意：{t}为{v}。", "{t}是{v}，这一点不能改。", "按种子，{t}取{v}。"]).format(t="的".join(terms), v=wrong)
         return rng.choice(["In practice {t} {v}.", "Keep in mind: {t} comes to {v} here.",
                            "As measured, {t} is {v} in every run.", "We use {t} = {v} throughout."]).format(t=" ".join(terms), v=wrong)
 

@@ -31,7 +31,7 @@ _COMMENT = re.compile(r"<!--.*?-->", re.S)
 # What joins a map's key to its entry: fp32 → fp64, | float32 | float64 |, fp16/bf16 -> fp32, 提升为.
 _MAPS_TO = re.compile(r"\s*(?:/[\w.]+)*\s*`?\s*(?:→|->|=>|⇒|\||:|\bto\b|提升为|提升到|升为|=)\s*`?\s*(?:(?:is|becomes|是|为)\s*)?")
 # What may stand between a term and the number it states: "C0 = 16", "余弦取0.999", "UB of 192 KiB".
-_STATES = re.compile(r"[\s`*]*(?:=|:|\bis\b|\bof\b|\bat least\b|\bat most\b|\babove\b|\bbelow\b|\bunder\b|[<>≥≤]=?|为|是|取|大于|小于|低于|高于|不低于)?[\s`*]*")
+_STATES = re.compile(r"[\s`*]*(?:=|:|\||\bis\b|\bof\b|\bat least\b|\bat most\b|\babove\b|\bbelow\b|\bunder\b|[<>≥≤]=?|为|是|取|大于|小于|低于|高于|不低于)?[\s`*]*")
 _SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(*`\[])|(?<=[。；！？])")
 
 
