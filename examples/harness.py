@@ -46,7 +46,10 @@ class Example:
         assert verdict.passed, verdict.reasons
 
     def check_saved(self, legs: dict, dtype: str, names=None) -> None:
-        """A fresh run's legs equal the saved ones bit for bit: the saved DUT is the kernel's."""
+        """A fresh run's legs equal the saved ones bit for bit: the saved DUT is the kernel's.
+        Without ``names``, the run's legs are also exactly the saved files, none missing or stale."""
+        if names is None:
+            assert sorted(legs) == sorted(p.stem for p in (self.here / "tensors" / dtype).iterdir())
         for leg in names or legs:
             assert torch.equal(legs[leg], self.saved(dtype, leg)), f"{dtype} {leg} no longer matches the saved tensor"
 

@@ -61,7 +61,6 @@ def test_each_dtype_is_its_own_case():
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_saved_tensors_are_the_kernels_and_pass_their_criterion(dtype):
     legs = make_tensors.run_legs(dtype)
-    assert sorted(legs) == sorted(p.stem for p in (EXAMPLE.here / "tensors" / dtype).iterdir())
     EXAMPLE.check_saved(legs, dtype)
     EXAMPLE.check_legs(legs, dtype)
     if SPEC["criteria"][dtype] == "cross_check":  # the golden sits above both legs, and the third-party error is real
