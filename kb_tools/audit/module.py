@@ -21,6 +21,9 @@ from kb_tools.audit.node_index import NodeIndex, child_nodes, walk_nodes
 from kb_tools.audit.tables import DRIVER_NAMES, JIT_DECORATORS
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DEF_TYPES = frozenset(FUNCTION_DEFS)
+_CALL, _ASSIGN, _LAMBDA, _CLASS = ast.Call, ast.Assign, ast.Lambda, ast.ClassDef
+_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)  # what holds statements: no expression does
 DEFAULT_WRAPPER_GLOB = "*_wrapper"
 is_wrapper_name = re.compile(translate(DEFAULT_WRAPPER_GLOB)).match  # fnmatchcase, compiled once
 
@@ -87,21 +90,33 @@ def _host_calls(fn, launchers: set[str], aliases: dict[str, str]) -> tuple[bool,
     branches: a choice among them). Calls inside lambdas and nested
     functions are not the function's own: ``do_bench(lambda: op(x))`` launches nothing."""
     calls, local, bound = [], set(), []
-    stack = [(node, True) for node in fn.body]
-    while stack:
-        node, own = stack.pop()
-        if isinstance(node, FUNCTION_DEFS):
+    own, nested = list(fn.body), []  # nodes whose calls are fn's own; nodes inside a nested scope
+    while own:
+        node = own.pop()
+        cls = node.__class__
+        if cls is _CALL:
+            calls.append(node)
+        elif cls is _ASSIGN:
+            bound.append(node)
+        elif cls in _DEF_TYPES:
             if jit_flavour(node, aliases):
                 local.add(node.name)
-                continue
-            own = False
-        elif isinstance(node, (ast.Lambda, ast.ClassDef)):
-            own = False
-        elif isinstance(node, ast.Assign):
+            else:
+                nested.extend(child_nodes(node))
+            continue
+        elif cls is _LAMBDA or cls is _CLASS:
+            nested.extend(child_nodes(node))
+            continue
+        own.extend(child_nodes(node))
+    while nested:
+        node = nested.pop()
+        cls = node.__class__
+        if cls in _DEF_TYPES and jit_flavour(node, aliases):
+            local.add(node.name)
+            continue
+        if cls is _ASSIGN:
             bound.append(node)
-        elif own and isinstance(node, ast.Call):
-            calls.append(node)
-        stack.extend([(child, own) for child in child_nodes(node)])
+        nested.extend(child_nodes(node))
     known = launchers | local
     # a name launched as `name[grid](...)` is a kernel, and so is each plain name bound to it (imported kernels too)
     subscripted = {c.func.value.id for c in calls if isinstance(c.func, ast.Subscript) and isinstance(c.func.value, ast.Name)}
@@ -142,15 +157,19 @@ def _torch_module(value, aliases: dict[str, str]) -> str | None:
     return None
 
 
-def _returns_kernel(fn, nodes: list, launchers: set[str], aliases: dict[str, str]) -> bool:
-    """Does ``fn`` (whose ``nodes`` are given) return a kernel: a known one, a ``@jit``
-    function it defines, or ``jit(...)``?"""
+def _returns_kernel(fn, launchers: set[str], aliases: dict[str, str]) -> bool:
+    """Does ``fn`` return a kernel: a known one, a ``@jit`` function it defines, or ``jit(...)``?
+    Only its statements are read (returns and defs), never its expressions."""
     local, returned = set(), []
-    for node in nodes:
-        if isinstance(node, FUNCTION_DEFS) and node is not fn and jit_flavour(node, aliases):
+    todo = list(fn.body)
+    while todo:
+        node = todo.pop()
+        cls = node.__class__
+        if cls in _DEF_TYPES and jit_flavour(node, aliases):
             local.add(node.name)
-        elif isinstance(node, ast.Return) and node.value is not None:
+        elif cls is ast.Return and node.value is not None:
             returned.append(node.value)
+        todo.extend([c for c in child_nodes(node) if isinstance(c, _BLOCKS)])
     return any(isinstance(v, ast.Name) and v.id in launchers | local
                or isinstance(v, ast.Call) and (qualname(v.func, aliases) or "").endswith(".jit") for v in returned)
 
@@ -197,7 +216,7 @@ class ModuleInfo:
         # Only a file that defines or names a kernel can hold one (a cheap test on its text first).
         if self.launchers or text is None or "jit" in text:
             self.launchers |= {f.name for f in self.functions
-                               if f.top and _returns_kernel(f.node, self.index.walk(f.node), self.launchers, self.aliases)}
+                               if f.top and _returns_kernel(f.node, self.launchers, self.aliases)}
         self.helpers = {f.name: f.node for f in self.functions if f.top}
         self.variants = _variants([f for f in self.functions if f.top])
         self.info = {id(f.node): f for f in self.functions}
@@ -318,7 +337,7 @@ class ModuleInfo:
                     self.functions.append(FunctionInfo(node, False, closure=True))
                     todo.extend(node.body)
             elif isinstance(node, ast.stmt) and not isinstance(node, ast.ClassDef):
-                todo.extend(n for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
+                todo.extend([n for n in child_nodes(node) if isinstance(n, ast.stmt)])
 
     def launches(self, fn) -> bool:
         return id(fn) in self.launching
