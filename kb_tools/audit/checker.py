@@ -51,6 +51,8 @@ from kb_tools.audit.rules import (
     wb113_host_torch_call as wb113,
 )
 
+SIMPLE_STATEMENTS = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Raise, ast.Assert, ast.Pass,
+                     ast.Delete, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.Break, ast.Continue)
 MAX_HELPER_DEPTH = 8
 # Helpers walked per wrapper: a wrapper calls a few; a file built to make the walk
 # exponential (each helper calling the next many times) stops here, in bounded time.
@@ -315,14 +317,25 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         self.block(s.orelse)
 
     def try_(self, s) -> None:
+        """A handler starts from the counts before the statement that raised: a launch that
+        raises (``try: k[grid](...) except OutOfResources: k[grid](... smaller block)``) made no
+        launch, so the retry is the first. A compound statement may raise after a launch inside
+        it, so the counts after it count too; the ``else`` block's exceptions are not caught."""
         env0, counts0 = self.env, self.counts
         self.env = dict(env0)
-        self.block(s.body)
+        raised = counts0
+        for stmt in s.body:
+            if not self.counts:
+                break
+            raised |= self.counts
+            self.stmt(stmt)
+            if not isinstance(stmt, SIMPLE_STATEMENTS):
+                raised |= self.counts
         self.block(s.orelse)
         after_body = (self.env, self.counts)
         ends = [after_body]
         for h in s.handlers:
-            self.env, self.counts = dict(env0), counts0 | after_body[1]
+            self.env, self.counts = dict(env0), raised
             if h.type is not None:
                 self.expr(h.type)
             if h.name:

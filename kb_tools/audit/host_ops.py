@@ -174,6 +174,8 @@ class HostOperations:
             self.args(e)
         if attr in tb.META_METHODS or (attr == "type" and not e.args and not e.keywords):
             return P if receiver in (T, U) else U
+        if attr in tb.STORAGE_METHODS and not e.args and not e.keywords:
+            return U  # x.untyped_storage().nbytes(): the storage's size, no data
         if attr == "view" and self.is_dtype_view(e, args):
             self.emit(pos, *wb112.dtype_view())
             return T

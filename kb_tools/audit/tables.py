@@ -91,6 +91,8 @@ TORCH_DTYPES = TORCH_NAMES
 # Builtins that turn a tensor into Python data (``float(x)``, ``bool(x)``, ``print(x)``).
 DATA_BUILTINS = frozenset({"int", "float", "bool", "str", "repr", "print", "format", "list", "tuple", "max", "min",
                            "sum", "abs", "round", "complex", "any", "all", "sorted", "set"})
+# Tensor methods that hand back its storage object, not a tensor: what is read from it is metadata.
+STORAGE_METHODS = frozenset({"untyped_storage", "storage", "_typed_storage"})
 # Builtins whose result is a Python value the wrapper may compute with.
 PY_BUILTINS = frozenset({"len", "range", "enumerate", "zip", "isinstance", "issubclass", "hasattr", "getattr",
                          "divmod", "reversed", "map", "filter", "callable", "id", "hash", "type", "dict",

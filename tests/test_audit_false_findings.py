@@ -1,0 +1,67 @@
+"""Causes of false findings in WB107 and WB109 (issue 37), each with the case that must still be
+reported: a launch retried in the handler of its own ``try`` is one launch (the one that raised
+made none), but a launch whose ``try`` fails after it is followed by a second; a tensor's storage
+object read for its size is metadata, a tensor method is still arithmetic. Both good cases sit in
+the WB107/WB109 good fixtures too."""
+
+from __future__ import annotations
+
+from audit_cases import codes
+
+
+def test_a_launch_retried_in_its_own_handler_is_one_launch():
+    assert codes("""
+        def op_wrapper(x):
+            y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+            try:
+                k[(1,)](x, y, x.numel(), 1024)
+            except RuntimeError:
+                k[(1,)](x, y, x.numel(), 256)
+            return y
+    """) == []
+
+
+def test_a_handler_after_a_completed_launch_launches_a_second_time():
+    assert codes("""
+        def op_wrapper(x):
+            y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+            try:
+                k[(1,)](x, y, x.numel(), 1024)
+                check(y)
+            except RuntimeError:
+                k[(1,)](x, y, x.numel(), 256)
+            return y
+    """) == [(8, "WB109")]
+    assert codes("""
+        def op_wrapper(x, rows):
+            y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+            try:
+                if rows:
+                    k[(1,)](x, y, x.numel(), 1024)
+                    check(y)
+            except RuntimeError:
+                k[(1,)](x, y, x.numel(), 256)
+            return y
+    """) == [(9, "WB109"), (10, "WB109")]  # and the path where rows is false returns with no launch
+    assert codes("""
+        def op_wrapper(x):
+            y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+            try:
+                k[(1,)](x, y, x.numel(), 1024)
+            except RuntimeError:
+                pass
+            k[(1,)](x, y, x.numel(), 256)
+            return y
+    """) == [(8, "WB109")]
+
+
+def test_the_storage_object_is_metadata_and_a_tensor_method_is_not():
+    body = """
+        def op_wrapper(x):
+            n = x.untyped_storage().nbytes() + x.{method}()
+            y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+            k[(1,)](x, y, n, 0)
+            return y
+    """
+    assert codes(body.format(method="numel")) == []
+    assert codes(body.format(method="sum")) == [(3, "WB107"), (3, "WB107")]  # .sum() and the + of its tensor
