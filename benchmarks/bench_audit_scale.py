@@ -3,8 +3,9 @@ files against ``ast.parse`` of the same files, in the same run (issue 24's aim: 
 
 The folder is one the caller names (``--tree``) or one materialised from a local bare mirror
 (``--mirror``, the layout the ``fetch`` tool leaves): by default the 4,065 Python files of
-``Ascend/ModelZoo-PyTorch`` at ``6a2804a3`` under ``PyTorch/built-in/cv/detection``. Those
-files are read here, never kept in opkb.
+``Ascend/ModelZoo-PyTorch`` at ``6a2804a3`` under ``PyTorch/built-in/cv/detection``, or any
+mirrored repository (``--repo FlagOpen/FlagGems --commit HEAD --subtree .``). Those files are
+read here, never kept in opkb.
 
 Three contenders run in turn, round after round, so that a machine busier in one round
 slows all of them: the floor (read and ``ast.parse`` every file ``kbt audit`` would read, one
@@ -13,7 +14,8 @@ time and CPU time (this process and the job processes it waited for: on a machin
 with other work, CPU time moves less than wall time), median of each, and the median of the
 per-round ratios to the floor. The serial and the parallel JSON reports must be
 byte-identical; the script exits 1 if they are not.
-Run: .venv/bin/python benchmarks/bench_audit_scale.py [--tree DIR | --mirror /work/.mirror] [--rounds 3]
+Run: .venv/bin/python benchmarks/bench_audit_scale.py [--tree DIR | --mirror /work/.mirror [--repo R --commit C --subtree S]]
+     [--rounds 3]
 """
 
 from __future__ import annotations
@@ -39,14 +41,15 @@ DEFAULT_COMMIT = "6a2804a358a5b18e3dac1ab902f41f88e240b00f"
 DEFAULT_SUBTREE = "PyTorch/built-in/cv/detection"
 
 
-def materialise(mirror: Path, dest: Path) -> Path:
-    git_dir = mirror / DEFAULT_REPO.replace("/", "+") / "repo"
+def materialise(mirror: Path, dest: Path, repo: str = DEFAULT_REPO, commit: str = DEFAULT_COMMIT,
+                subtree: str = DEFAULT_SUBTREE) -> Path:
+    git_dir = mirror / repo.replace("/", "+") / "repo"
     if not git_dir.is_dir():
-        sys.exit(f"{git_dir}: no mirror of {DEFAULT_REPO} (fetch it first, or give --tree)")
-    archive = subprocess.run(["git", "--git-dir", str(git_dir), "archive", DEFAULT_COMMIT, DEFAULT_SUBTREE],
+        sys.exit(f"{git_dir}: no mirror of {repo} (fetch it first, or give --tree)")
+    archive = subprocess.run(["git", "--git-dir", str(git_dir), "archive", commit, subtree],
                              capture_output=True, check=True).stdout
     subprocess.run(["tar", "x", "-C", str(dest)], input=archive, check=True)
-    return dest / DEFAULT_SUBTREE
+    return dest / subtree
 
 
 def floor(files: list[Path]) -> None:
@@ -79,10 +82,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tree", type=Path, help="a folder to audit (default: materialise the ModelZoo subtree)")
     parser.add_argument("--mirror", type=Path, default=Path("/work/.mirror"), help="folder of owner+name/repo bare mirrors")
+    parser.add_argument("--repo", default=DEFAULT_REPO, help="the mirrored repository to materialise")
+    parser.add_argument("--commit", default=DEFAULT_COMMIT, help="its commit (HEAD: the mirror's newest)")
+    parser.add_argument("--subtree", default=DEFAULT_SUBTREE, help="the folder of it to audit (. for all of it)")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        tree = args.tree or materialise(args.mirror, Path(tmp))
+        tree = args.tree or materialise(args.mirror, Path(tmp), args.repo, args.commit, args.subtree)
         files = list(python_files([str(tree)], []))
         reports = {}
         names = ("ast.parse", "audit --jobs 1", "audit (default jobs)")
