@@ -28,7 +28,7 @@ def test_equal_numbers_in_different_notations(a, b):
     assert numbers(a)[0].equals(numbers(b)[0])
 
 
-@pytest.mark.parametrize("a, b", [("13/13", "12/13"), ("8.5.2", "8.5.20"), ("0.99999", "0.9999"), ("50 %", "50"), ("1:4", "4:1")])
+@pytest.mark.parametrize("a, b", [("13/13", "12/13"), ("8.5.2", "8.5.20"), ("0.99999", "0.9999"), ("16/8/4/2", "16/8/4/1"), ("16/8", "16/8/4/2"), ("50 %", "50"), ("1:4", "4:1")])
 def test_different_numbers_stay_different(a, b):
     assert not numbers(a)[0].equals(numbers(b)[0])
 

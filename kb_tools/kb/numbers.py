@@ -1,7 +1,7 @@
 """Numbers read as numbers, so that a registered value and a page's restatement compare by
 value and not as substrings: ``50 %`` equals ``0.5``, ``192 KiB`` equals ``196,608 B``,
-``2^16`` equals ``65536``, ``8 * 1024`` equals ``8192``, ``four`` equals ``4``, ``四次`` equals ``4``, ``8.5.2`` is a version
-and ``13/13`` a count.
+``2^16`` equals ``65536``, ``8 * 1024`` equals ``8192``, ``four`` equals ``4``, ``四次`` equals ``4``, ``8.5.2`` is a version,
+``13/13`` a count and ``16/8/4/2`` a sequence.
 
 Each number is a set of keys; two numbers are equal when their sets meet (``192 KiB`` carries
 both 192 and its bytes, so ``UB of 192 KiB`` agrees with ``UB = 196,608 B``).
@@ -23,6 +23,7 @@ _TOKEN = re.compile(
     r"(?P<pow>2\s*(?:\^|\*\*)\s*(?P<exp>\d+))"
     r"|(?P<prod>(?P<a>\d+)\s*\*\s*(?P<b>\d+)(?!\s*\*))"
     r"|(?P<ver>\d+(?:\.\d+){2,}(?:\.?rc\d+)?|\d+\.\d+\.?rc\d+)"
+    r"|(?P<seq>\d+(?:/\d+){2,})"
     r"|(?P<count>(?P<num>\d+)\s*/\s*(?P<den>\d+))"
     r"|(?P<ratio>(?P<left>\d+):(?P<right>\d+))"
     rf"|(?P<dec>(?:{_DEC})(?:e[-+]?\d+)?)(?P<pct>\s*%)?(?:\s*(?P<unit>kib|mib|gib|kb|mb|gb)\b)?"
@@ -77,6 +78,8 @@ def _keys(m: re.Match) -> set:
         return {("n", Fraction(a * b))} | ({("n", Fraction(a))} if b == 1024 else set())  # 192 * 1024 is 192 KiB
     if m.group("ver"):
         return {("v", m.group("ver").lower().replace(".rc", "rc"))}
+    if m.group("seq"):
+        return {("s", tuple(int(x) for x in m.group("seq").split("/")))}
     if m.group("count"):
         return {("c", int(m.group("num")), int(m.group("den")))}
     if m.group("ratio"):

@@ -265,7 +265,7 @@ def judge(value: Value, unit: str, low: str | None = None):
         # a number right after a term states the value whatever its size; elsewhere only a
         # number in the value's range does (a sentence about cosine may count samples too)
         right_after = {_STATES.match(unit, e).end() for s, e in spans}
-        cands = [n for n in numbers(unit) if free(n.start, n.end) and (n.start in right_after or _in_range(n, value.between))]
+        cands = [n for n in numbers(unit) if free(n.start, n.end) and (n.start in right_after or _in_range(n, value))]
         if not cands:
             return None
         return any(n.equals(value.value) for n in cands), ", ".join(n.text for n in cands)
@@ -292,11 +292,15 @@ def _entry(value: Value, unit: str):
     return value.value in said, ", ".join(sorted(set(said)))
 
 
-def _in_range(n: Number, between) -> bool:
-    if between is None:
+def _in_range(n: Number, value: Value) -> bool:
+    """Whether ``n`` is of the value's sort (a plain number, version, count, ratio, sequence)
+    and, for a plain number, within the value's range."""
+    sorts = {k[0] for k in value.value.keys}
+    if not any(k[0] in sorts for k in n.keys):
+        return False
+    if value.between is None or "n" not in sorts:
         return True
-    plain = [k[1] for k in n.keys if k[0] == "n"]
-    return any(between[0] <= v <= between[1] for v in plain)
+    return any(value.between[0] <= k[1] <= value.between[1] for k in n.keys if k[0] == "n")
 
 
 def value_drift(pages: dict, values: list[Value], others: list[tuple[str, str]], unloadable=()) -> list[Diagnostic]:
