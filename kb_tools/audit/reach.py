@@ -66,27 +66,35 @@ class Reach:
         info = parsed.info
         found = self.done[key] = {at(f.node) for f in info.functions if id(f.node) in info.launching}  # a cycle sees these
         text = parsed.text
-        words = {n for n in (info.imports if self.tree is not None else ())
+        fresh = {n for n in (info.imports if self.tree is not None else ())
                  if (f"{n}(" in text or f"{n}." in text) and self.import_launches(parsed, n)}
-        segments = Segments(text)
-        todo = [f for f in info.functions if not f.closure and at(f.node) not in found]
+        if not fresh and not found:  # nothing here launches, nor anything it imports: no class or call can
+            return found
+        segments, texts = Segments(text), {}
+        words, owners, todo = set(), set(), [f for f in info.functions if not f.closure and at(f.node) not in found]
         for _ in range(MAX_REACH):
-            words |= {f.name for f in info.functions if f.top and at(f.node) in found}
-            owners = {classes.class_of(info, f.node) for f in info.functions if at(f.node) in found}
-            words |= {c.name for c in owners if c is not None}
-            new = [f for f in todo if self._may_launch(info, f.node, segments, words, owners)
-                   and any(at(t) in (found if p is parsed else self.launching(p)) for p, t in self.targets(parsed, info, f.node))]
+            fresh |= {f.name for f in info.functions if f.top and at(f.node) in found} - words
+            new_owners = {classes.class_of(info, f.node) for f in info.functions if at(f.node) in found} - owners - {None}
+            fresh |= {c.name for c in new_owners} - words
+            words, owners = words | fresh, owners | new_owners
+            new = []
+            for f in todo:  # a function is looked at again only when the round brings a word it may name
+                if id(f.node) not in texts:
+                    texts[id(f.node)] = segments.of(f.node)
+                if self._may_launch(info, f.node, texts[id(f.node)], fresh, new_owners) and any(
+                        at(t) in (found if p is parsed else self.launching(p)) for p, t in self.targets(parsed, info, f.node)):
+                    new.append(f)
             if not new:
                 break
             found.update(at(f.node) for f in new)
             todo = [f for f in todo if at(f.node) not in found]
+            fresh = set()
         return found
 
     @staticmethod
-    def _may_launch(info, fn, segments, words, owners) -> bool:
+    def _may_launch(info, fn, text: str, words, owners) -> bool:
         """Whether ``fn``'s text names a launching word, or (a method of a class with a launching
         method) calls through its first parameter."""
-        text = segments.of(fn)
         if any(w in text for w in words):
             return True
         first = (fn.args.posonlyargs + fn.args.args)[:1]
