@@ -46,8 +46,18 @@ def record_import(node: ast.Import | ast.ImportFrom, imports: dict[str, tuple[in
     return not star
 
 
+_NAME, _ATTRIBUTE = ast.Name, ast.Attribute
+
+
 def dotted(expr: ast.AST) -> list[str] | None:
-    """``a.b.c`` as ["a", "b", "c"]; None for anything that is not a plain name chain."""
+    """``a.b.c`` as ["a", "b", "c"]; None for anything that is not a plain name chain. (Asked
+    of every call and attribute the audit reads: a bare name and a call's result are answered
+    first.)"""
+    cls = expr.__class__
+    if cls is _NAME:
+        return [expr.id]
+    if cls is not _ATTRIBUTE and not isinstance(expr, (_NAME, _ATTRIBUTE)):
+        return None
     parts = []
     while isinstance(expr, ast.Attribute):
         parts.append(expr.attr)
