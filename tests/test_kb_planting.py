@@ -160,7 +160,8 @@ class Planter:
             terms = self._terms(value, rng)
             stmt = f"| case | value |\n|---|---|\n| {' '.join(terms)}{' ' + value.key if value.key else ''} | {self._wrong(value, rng)} |"
         elif kind == "list item":
-            stmt = f"- {' '.join(self._terms(value, rng))}: arguments, shape and {rng.choice(['casting', 'slicing', 'padding', 'transposing', 'torch.cat'])}"
+            kept = rng.sample(sorted(value.value), k=min(2, len(value.value)))
+            stmt = f"- {' '.join(self._terms(value, rng))}: {', '.join(kept)} and {self._wrong(value, rng)}"
         else:
             stmt = self.sentence(value, rng, chinese=(kind == "chinese"))
         body = text.splitlines(keepends=True)
