@@ -76,7 +76,7 @@ def test_kbt_lint_names_the_place_the_home_and_both_values_in_one_line(kbt, repo
     page.write_text(page.read_text("utf-8") + "\nOn A2 the UB holds 256 KiB.\n", "utf-8")
     result = kbt("lint", root=repo_copy)
     assert result.code != 0
-    lines = [ln for ln in result.err.splitlines() if "ub-size-a2" in ln]
+    lines = [ln for ln in result.err.splitlines() if "ub-size-a2" in ln and "LN141" in ln]
     assert len(lines) == 1, result.err
     assert re.match(r"\S*kb/playbooks/troubleshooting\.md:\d+: LN141 ", lines[0])
     assert "ub-tiling-budget.md" in lines[0] and "256 KiB" in lines[0] and "192 KiB" in lines[0]
@@ -88,6 +88,13 @@ def test_a_notebook_line_and_an_invariant_are_checked(kbt, repo_copy):
     nb.write_text(nb.read_text("utf-8").replace('"float32": 0.99999', '"float32": 0.9999'), "utf-8")
     result = kbt("lint", root=repo_copy)
     assert any("precision_metrics.py" in ln and "cosine-floor-fp32" in ln for ln in result.err.splitlines()), result.err
+
+
+def test_a_page_that_states_a_value_links_its_home(kbt, repo_copy):
+    page = repo_copy / "kb" / "patterns" / "non-contiguous-fallback.md"
+    page.write_text(page.read_text("utf-8").replace("[multicore-tiling-balance](multicore-tiling-balance.md)", "multicore-tiling-balance"), "utf-8")
+    err = kbt("lint", root=repo_copy).err
+    assert re.search(r"non-contiguous-fallback\.md:\d+: LN143 states tilingkey-fp64 .* without linking its home \S*multicore-tiling-balance\.md", err), err
 
 
 def test_a_home_that_stops_stating_its_value_and_a_missing_home_are_reported(kbt, repo_copy):

@@ -10,7 +10,6 @@ statement of the fact, and lint names both pages and the fact in one line.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from itertools import islice
@@ -19,6 +18,7 @@ from pathlib import Path
 from kb_tools.diagnostics import Diagnostic, KbErrors
 from kb_tools.files.text import read_text
 from kb_tools.files.yamlio import LineDict, LineList, load_yaml
+from kb_tools.kb.links import links_to
 from kb_tools.kb.pages import shown_path
 
 FACTS_FILE = "facts.yaml"
@@ -148,7 +148,7 @@ def fact_drift(pages: dict, facts: list[Fact], unloadable: tuple[str, ...] = ())
             if s.text != homes[fact.id].text:
                 diags.append(Diagnostic(shown, page.body_line + s.offset, "LN122",
                                         f"states fact {fact.id!r} differently from its home page {home_shown}; quote it as written there"))
-            elif not _links_to(page, pages[fact.home]):
+            elif not links_to(page, pages[fact.home]):
                 diags.append(Diagnostic(shown, page.body_line + s.offset, "LN124",
                                         f"quotes fact {fact.id!r} without linking its home page {home_shown}"))
         diags.extend(_retired_forms(pid, page, facts, pages))
@@ -194,10 +194,3 @@ class _Words:
         words_before = self.text.count(" ", 0, at)  # the match starts in the next word
         word = next(islice(re.finditer(r"\S+", self.body), words_before, None))
         return self.body.count("\n", 0, word.start())
-
-
-def _links_to(page, home) -> bool:
-    """Whether ``page`` has a Markdown link whose target resolves to ``home``'s file."""
-    home_file = os.path.normpath(home.path)
-    return any(os.path.normpath(page.path.parent / target) == home_file
-               for target in re.findall(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", page.body))

@@ -21,6 +21,7 @@ from kb_tools.files.text import read_text
 from kb_tools.files.yamlio import LineDict, LineList, load_yaml
 from kb_tools.kb.numbers import Number, numbers, parse_value
 from kb_tools.kb.pages import shown_path
+from kb_tools.kb.links import links_to
 
 VALUES_FILE = "values.yaml"
 _KEYS = {"id", "home", "about", "when", "number", "is", "members", "one_of", "key", "between", "same_as", "seed"}
@@ -326,16 +327,20 @@ def value_drift(pages: dict, values: list[Value], others: list[tuple[str, str]],
             if value.home not in unloadable:
                 diags.append(Diagnostic("kb/values.yaml", value.line, "LN140", f"value {value.id!r}: home page {value.home!r} does not exist"))
             continue
-        home_shown, home_states = shown_path(home.path), False
+        home_shown, home_states, unlinked = shown_path(home.path), False, {}
         for pid, shown, line, unit, low in places:
             verdict = judge(value, unit, low)
             if verdict is None:
                 continue
             agrees, said = verdict
             home_states |= agrees and pid == value.home
+            if pid not in (None, value.home) and pid not in unlinked and not links_to(pages[pid], home):
+                unlinked[pid] = (shown, line)
             if not agrees:
                 diags.append(Diagnostic(shown, line, "LN141",
                                         f"states {value.id} ({value.about}) as {said}; its home {home_shown} and kb/values.yaml:{value.line} say {value.shown}"))
+        diags += [Diagnostic(shown, line, "LN143", f"states {value.id} ({value.about}) without linking its home {home_shown}")
+                  for shown, line in unlinked.values()]
         if not home_states:
             diags.append(Diagnostic(home_shown, home.body_line, "LN142",
                                     f"home page of value {value.id!r} never states it ({value.about}: {value.shown}, registered at kb/values.yaml:{value.line})"))
