@@ -11,7 +11,7 @@ from pathlib import Path
 
 from audit_cases import codes, tree_findings
 
-from kb_tools.audit import audit_source
+from kb_tools.audit import audit_source, reach
 from kb_tools.audit.batch import audit_files
 from kb_tools.audit.discover import python_files
 
@@ -89,3 +89,30 @@ def test_without_the_launching_module_nothing_is_a_wrapper(tmp_path):
 def test_chosen_by_name_the_wrappers_are_those_named():
     wrappers = audit_files(python_files([str(FIXTURES)]), roots=[FIXTURES], wrapper_patterns=["two_*"])[0]
     assert [w.name for r in wrappers for w in r.wrapper_info] == ["two_stage"]
+
+
+def _chain(folder: Path, n: int) -> None:
+    """m0 calls m1's f, ..., m{n-1}'s f launches; every text names jit, so each module is read."""
+    folder.mkdir()
+    for i in range(n - 1):
+        (folder / f"m{i}.py").write_text(f"# jit\nfrom m{i + 1} import f as g\n\n\ndef f(x):\n    return g(x.float())\n")
+    (folder / f"m{n - 1}.py").write_text("import triton\n\n\n@triton.jit\ndef k(x):\n    pass\n\n\ndef f(x):\n    k[(1,)](x)\n")
+
+
+def test_a_long_import_chain_is_followed_a_bounded_number_of_modules_the_same_in_parallel(tmp_path):
+    _chain(tmp_path / "chain", 40)
+    files = python_files([str(tmp_path / "chain")])
+    serial, errors, _ = audit_files(files, roots=[tmp_path / "chain"], jobs=1)
+    parallel = audit_files(files, roots=[tmp_path / "chain"], jobs=2)[0]
+    found = sorted(int(Path(r.path).stem[1:]) for r in serial for _ in r.wrapper_info)
+    assert errors == [] and found == list(range(40 - 1 - reach.MAX_MODULES, 40))  # the launcher and 16 modules on
+    assert [(r.path, r.wrappers, [str(f) for f in r.findings]) for r in serial] == \
+        [(r.path, r.wrappers, [str(f) for f in r.findings]) for r in parallel]
+
+
+def test_an_import_cycle_ends_and_what_launches_is_found(tmp_path):
+    (tmp_path / "a.py").write_text("import triton\nfrom b import bounce\n\n\n@triton.jit\ndef k(x):\n    pass\n\n\n"
+                                   "def launch(x):\n    k[(1,)](x)\n\n\ndef ping(x, n):\n    return bounce(x, n - 1)\n")
+    (tmp_path / "b.py").write_text("# jit\nfrom a import launch, ping\n\n\ndef bounce(x, n):\n"
+                                   "    if n:\n        return ping(x, n)\n    return launch(x.float())\n")
+    assert _wrappers(tmp_path) == [("a.py", "launch", 1), ("a.py", "ping", 1), ("b.py", "bounce", 1)]

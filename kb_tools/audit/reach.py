@@ -21,6 +21,8 @@ from kb_tools.audit.tables import DRIVER_NAMES
 
 _reaches: WeakKeyDictionary = WeakKeyDictionary()  # package.Tree -> what is known of it, kept while it lives
 MAX_REACH = 8  # rounds of a module's search: a same-file chain of more helpers than this is not followed
+MAX_MODULES = 16  # modules followed through imports from the one asked about
+CUT = 1 << 30  # the height of a search that ran out of modules
 CUES = (b"](", b"jit", b".apply(")  # a module whose text holds none of these launches nothing itself
 
 
@@ -54,20 +56,50 @@ class Reach:
 
     def __init__(self, tree):
         self.tree = tree
-        self.done: dict[str, set[tuple[int, int]]] = {}  # path -> (line, column) of each launching def
+        self.exact: dict[str, tuple[set, int]] = {}  # path -> ((line, column) of each launching def, modules looked at deep)
+        self.partial: dict[tuple[str, int], set] = {}  # (path, budget) -> the same, cut short by the budget
+        self.heights = [0]  # per search under way: how many modules deep it has looked (CUT: it ran out)
         self.texts: dict[str, bool] = {}  # path -> whether its text holds a launch cue
 
-    def launching(self, parsed) -> set[tuple[int, int]]:
+    def launching(self, parsed, budget: int = MAX_MODULES) -> set[tuple[int, int]]:
         """Where ``parsed``'s launching functions are defined, through the tree included (by
-        position: a file is parsed again when it is audited, and ids do not survive that)."""
+        position: a file is parsed again when it is audited, and ids do not survive that).
+        Imports are followed ``budget`` modules on: past that, what a module launches by itself.
+        An import cycle runs the budget out too. The answer depends on the module and the budget
+        only, never on which file asked first, so a parallel run gives the serial result: an
+        answer that needed no cut is kept with how many modules deep it looked, and used for a
+        later question only when that question's budget reaches as deep."""
         key = parsed.path
-        if key in self.done:
-            return self.done[key]
+        got = self.exact.get(key)
+        if got is not None and got[1] <= budget:
+            self.heights[-1] = max(self.heights[-1], got[1] + 1)
+            return got[0]
         info = parsed.info
-        found = self.done[key] = {at(f.node) for f in info.functions if id(f.node) in info.launching}  # a cycle sees these
+        found = {at(f.node) for f in info.functions if id(f.node) in info.launching}
+        if budget <= 0:
+            self.heights[-1] = CUT
+            return found
+        if (key, budget) in self.partial:
+            self.heights[-1] = CUT
+            return self.partial[(key, budget)]
+        self.heights.append(0)
+        try:
+            found = self._grow(parsed, found, budget - 1)
+        finally:
+            height = self.heights.pop()
+        if height >= CUT:
+            self.partial[(key, budget)] = found
+        else:
+            self.exact[key] = (found, height)
+        self.heights[-1] = max(self.heights[-1], height + 1)
+        return found
+
+    def _grow(self, parsed, found: set, budget: int) -> set:
+        """``found`` and the functions of ``parsed`` that launch through it, round by round."""
+        info = parsed.info
         text = parsed.text
         fresh = {n for n in (info.imports if self.tree is not None else ())
-                 if (f"{n}(" in text or f"{n}." in text) and self.import_launches(parsed, n)}
+                 if (f"{n}(" in text or f"{n}." in text) and self.import_launches(parsed, n, budget)}
         if not fresh and not found:  # nothing here launches, nor anything it imports: no class or call can
             return found
         segments, texts = Segments(text), {}
@@ -82,7 +114,8 @@ class Reach:
                 if id(f.node) not in texts:
                     texts[id(f.node)] = segments.of(f.node)
                 if self._may_launch(info, f.node, texts[id(f.node)], fresh, new_owners) and any(
-                        at(t) in (found if p is parsed else self.launching(p)) for p, t in self.targets(parsed, info, f.node)):
+                        at(t) in (found if p is parsed else self.launching(p, budget))
+                        for p, t in self.targets(parsed, info, f.node)):
                     new.append(f)
             if not new:
                 break
@@ -114,7 +147,7 @@ class Reach:
             self.texts[key] = path.name == "__init__.py" or any(c in data for c in CUES)
         return self.texts[key]
 
-    def import_launches(self, parsed, name: str) -> bool:
+    def import_launches(self, parsed, name: str, budget: int) -> bool:
         """Whether a call through the imported ``name`` may launch: a function or class of the
         tree that does, or a module of the tree that could (told call by call)."""
         level, module, attr = parsed.info.imports[name]
@@ -123,13 +156,13 @@ class Reach:
             return False
         entry = self.tree.resolve(parsed, name)
         if entry is not None and entry[0] == "function":
-            return at(entry[2]) in self.launching(entry[1])
+            return at(entry[2]) in self.launching(entry[1], budget)
         if entry is not None and entry[0] == "module":
             return True
         hit = classes.imported_class(self.tree, parsed, name)
         if hit is None:
             return False
-        found = self.launching(hit[0])
+        found = self.launching(hit[0], budget)
         return any(at(m) in found for m in hit[1].body if isinstance(m, FUNCTION_DEFS))
 
     def targets(self, parsed, info, fn):
