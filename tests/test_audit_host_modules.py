@@ -25,6 +25,8 @@ MODULE = """
 def test_a_torch_module_the_class_built_run_on_the_host_is_a_torch_call():
     assert codes(MODULE.format(first="x = self.bn(x)")) == [(9, "WB113")]
     assert codes(MODULE.format(first="n = self.block * 2")) == []
+    gelu = MODULE.replace("self.block = 128", "self.block = 128\n            self.act = torch.nn.functional.gelu")
+    assert codes(gelu.format(first="x = self.act(x)")) == [(10, "WB113")]
 
 
 def test_torch_ops_through_a_name_bound_in_the_body():

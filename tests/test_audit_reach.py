@@ -116,3 +116,13 @@ def test_an_import_cycle_ends_and_what_launches_is_found(tmp_path):
     (tmp_path / "b.py").write_text("# jit\nfrom a import launch, ping\n\n\ndef bounce(x, n):\n"
                                    "    if n:\n        return ping(x, n)\n    return launch(x.float())\n")
     assert _wrappers(tmp_path) == [("a.py", "launch", 1), ("a.py", "ping", 1), ("b.py", "bounce", 1)]
+
+
+def test_an_autograd_function_through_a_base_class_of_the_file_and_a_cycle_of_bases():
+    base = CLASS.replace("class Scale(torch.autograd.Function):", "class Base(torch.autograd.Function):\n    pass\n\n\n"
+                         "class Scale(Base):")
+    assert codes(base + "def scale(x):\n    return Scale.apply(x.float())\n") == [(18, "WB101")]
+    looped = CLASS.replace("class Scale(torch.autograd.Function):", "class A(B):\n    pass\n\n\nclass B(A):\n    pass\n\n\n"
+                           "class Scale(B):")
+    result = audit_source(looped + "def scale(x):\n    return Scale.apply(x.float())\n", "w.py")
+    assert [w.name for w in result.wrapper_info] == ["forward"]  # not an autograd.Function: apply is not forward

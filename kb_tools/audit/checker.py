@@ -612,7 +612,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         owner, cls = self.class_named(base) or (None, None)
         if cls is None:
             return None
-        found = classes.entry_method(cls, attr, (owner.info if owner is not None else self.module).aliases)
+        found = classes.entry_method(cls, attr, owner.info if owner is not None else self.module)
         return (owner, found) if found is not None else None
 
     def torch_member(self, func: ast.Attribute) -> str | None:

@@ -12,6 +12,7 @@ from weakref import WeakKeyDictionary
 from kb_tools.audit.names import dotted, qualname
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+MAX_BASES = 16  # classes of one module looked at for an autograd.Function base (a cycle of bases ends)
 MAX_CLASS_HOPS = 4  # re-exports followed to find an imported class (package __init__ files)
 
 _classes: WeakKeyDictionary = WeakKeyDictionary()  # ModuleInfo -> its tables, gone with it
@@ -56,8 +57,8 @@ _torch_members: dict[int, tuple[ast.ClassDef, dict[str, str]]] = {}  # id(class)
 
 def torch_members(cls: ast.ClassDef, aliases: dict[str, str]) -> dict[str, str]:
     """The attributes a method of ``cls`` binds to a torch object it builds (``self.bn =
-    nn.BatchNorm1d(c)`` in ``__init__``), with the torch name: calling one (``self.bn(x)``) runs
-    that torch module on the host."""
+    nn.BatchNorm1d(c)`` in ``__init__``) or to a torch function (``self.act = F.gelu``), with the
+    torch name: calling one (``self.bn(x)``) runs that torch code on the host."""
     got = _torch_members.get(id(cls))
     if got is not None and got[0] is cls:
         return got[1]
@@ -67,8 +68,9 @@ def torch_members(cls: ast.ClassDef, aliases: dict[str, str]) -> dict[str, str]:
             continue
         me = (item.args.posonlyargs + item.args.args)[0].arg
         for node in ast.walk(item):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                q = qualname(node.value.func, aliases) or ""
+            if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Call, ast.Attribute, ast.Name)):
+                built = node.value.func if isinstance(node.value, ast.Call) else node.value  # nn.GELU() or F.gelu
+                q = qualname(built, aliases) or ""
                 for t in node.targets:
                     if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me \
                             and q.startswith(("torch.", "torch_npu.")):
@@ -79,21 +81,30 @@ def torch_members(cls: ast.ClassDef, aliases: dict[str, str]) -> dict[str, str]:
     return found
 
 
-def is_autograd_function(cls: ast.ClassDef, aliases: dict[str, str]) -> bool:
+def is_autograd_function(cls: ast.ClassDef, aliases: dict[str, str], classes=None) -> bool:
     """A class deriving from torch's ``autograd.Function`` (``torch.autograd.Function``,
-    ``from torch.autograd import Function``, or an unimported ``autograd.Function``)."""
-    for base in cls.bases:
-        q = qualname(base, aliases) or ".".join(dotted(base) or [])
-        if q in ("torch.autograd.Function", "torch.autograd.function.Function", "autograd.Function") \
-                or (q == "Function" and "Function" not in aliases):
-            return True
+    ``from torch.autograd import Function``, or an unimported ``autograd.Function``), directly or
+    through classes of the same module (``classes``: its top-level classes by name)."""
+    todo, seen = [cls], set()
+    while todo and len(seen) < MAX_BASES:
+        here = todo.pop()
+        seen.add(id(here))
+        for base in here.bases:
+            q = qualname(base, aliases) or ".".join(dotted(base) or [])
+            if q in ("torch.autograd.Function", "torch.autograd.function.Function", "autograd.Function") \
+                    or (q == "Function" and "Function" not in aliases and "Function" not in (classes or {})):
+                return True
+            parent = (classes or {}).get(q)
+            if parent is not None and id(parent) not in seen:
+                todo.append(parent)
     return False
 
 
-def entry_method(cls: ast.ClassDef, attr: str, aliases: dict[str, str]):
-    """What ``Cls.attr(...)`` runs: ``forward`` for ``apply`` on an autograd.Function, else
-    the method of that name; None when the class defines none."""
-    if attr == "apply" and is_autograd_function(cls, aliases):
+def entry_method(cls: ast.ClassDef, attr: str, info):
+    """What ``Cls.attr(...)`` runs (``info``: the module defining ``cls``): ``forward`` for
+    ``apply`` on an autograd.Function, else the method of that name; None when the class
+    defines none."""
+    if attr == "apply" and is_autograd_function(cls, info.aliases, _tables(info)[0]):
         return method(cls, "forward")
     return method(cls, attr)
 

@@ -199,13 +199,13 @@ class Reach:
                 if found is not None:
                     yield parsed, found
             elif (cls := classes.top_class(info, base)) is not None:
-                found = classes.entry_method(cls, attr, info.aliases)
+                found = classes.entry_method(cls, attr, info)
                 if found is not None:
                     yield parsed, found
             elif tree is not None and base in info.imports:
                 hit = classes.imported_class(tree, parsed, base)
                 if hit is not None:
-                    found = classes.entry_method(hit[1], attr, hit[0].info.aliases)
+                    found = classes.entry_method(hit[1], attr, hit[0].info)
                     if found is not None:
                         yield hit[0], found
                     continue
