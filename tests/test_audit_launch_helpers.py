@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import textwrap
 
-from audit_cases import codes, tree_findings
+from audit_cases import HEAD, codes, tree_findings
+
+from kb_tools.audit import audit_source
 
 LAUNCHER = """
     class Launcher:
@@ -84,3 +86,38 @@ def test_a_second_launch_in_a_helper_of_another_module_and_on_a_helpers_branch(t
     assert tree_findings(tmp_path) == [("pkg/op.py", 14, "WB109", ("twice_user",)),
                                        ("pkg/op.py", 22, "WB109", ("then_finish",)),
                                        ("pkg/other.py", 14, "WB109", ("maybe_twice",))]
+
+
+NORM = """
+    class Norm(torch.nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.c = c
+
+        def forward(self, x):
+            y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+            k[(1,)](x, y, x.numel(), self.c)
+            return y
+
+"""
+
+
+def test_calling_a_module_instance_runs_its_forward():
+    member = """
+    class Twice(torch.nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.norm = Norm(c)
+
+        def forward(self, x):
+            return self.norm(self.norm(x.float()))
+    """
+    assert codes(NORM + member) == [(19, "WB101"), (19, "WB109")]
+    assert codes(NORM + "    def use(x):\n        return Norm(4)(x.contiguous())\n") == [(13, "WB102")]
+    assert codes(NORM + "    def use(x):\n        layer = Norm(4)\n        return layer(layer(x))\n") == [(14, "WB109")]
+
+
+def test_an_instance_of_a_class_neither_callable_nor_a_module_runs_nothing():
+    plain = NORM.replace("class Norm(torch.nn.Module):", "class Norm:")
+    result = audit_source(HEAD + textwrap.dedent(plain + "    def use(x):\n        return Norm(4)(x.float())\n"), "w.py")
+    assert [w.name for w in result.wrapper_info] == ["forward"] and result.findings == []

@@ -534,6 +534,10 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             kinds = [flat(k) for k in self.args(e)]
             self.emit(method_pos(func), *wb113.module_call(ast.unparse(func), module))
             return T if T in kinds else U
+        if (found := self.instance_call(func)) is not None:
+            if isinstance(func, ast.Call):
+                self.args(func)  # Layer(c)(x): the constructor's arguments
+            return self.call_helper(e, found[1], found[0])
         if isinstance(func, (ast.Name, ast.Attribute)) and (found := self.defined(func)) is not None:
             return self.call_helper(e, found[1], found[0])
         if isinstance(func, ast.Name) and func.id in ("map", "list", "tuple") and func.id not in self.env \
@@ -624,6 +628,27 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             return None
         cls = classes.class_of(self.module, fn)
         return classes.torch_members(cls, self.module.aliases).get(func.attr) if cls is not None else None
+
+    def instance_call(self, func):
+        """(module or None, method) that calling an instance runs (``classes.call_method``):
+        ``Layer(c)(x)``, ``layer(x)`` after ``layer = Layer(c)``, ``self.norm(x)`` where a method
+        of the class bound ``self.norm = RMSNorm(c)``; None for anything else."""
+        if isinstance(func, ast.Call):
+            hit = self.class_named(func.func)
+        elif isinstance(func, ast.Name) and func.id in self.frame.instances:
+            hit = self.frame.instances[func.id]
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            fn = self.frame.fn
+            first = (fn.args.posonlyargs + fn.args.args)[:1]
+            cls = classes.class_of(self.module, fn) if first and first[0].arg == func.value.id else None
+            name = classes.built_members(cls).get(func.attr) if cls is not None else None
+            hit = self.class_named(ast.Name(name)) if name is not None else None
+        else:
+            return None
+        if hit is None:
+            return None
+        found = classes.call_method(hit[1], hit[0].info if hit[0] is not None else self.module)
+        return (hit[0], found) if found is not None else None
 
     def class_named(self, func):
         """(module or None for this one, class) for a bare name bound to a class of this file

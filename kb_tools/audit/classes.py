@@ -81,6 +81,51 @@ def torch_members(cls: ast.ClassDef, aliases: dict[str, str]) -> dict[str, str]:
     return found
 
 
+_members: dict[int, tuple[ast.ClassDef, dict[str, str]]] = {}  # id(class) -> (it, its members built from a class)
+
+
+def built_members(cls: ast.ClassDef) -> dict[str, str]:
+    """The attributes a method of ``cls`` binds to an object built by calling a bare name
+    (``self.norm = RMSNorm(c)``), with that name: calling ``self.norm(x)`` runs its class's
+    ``__call__`` or ``forward`` when the name is a class the audit can read."""
+    got = _members.get(id(cls))
+    if got is not None and got[0] is cls:
+        return got[1]
+    found = {}
+    for item in cls.body:
+        if not isinstance(item, FUNCTION_DEFS) or not (item.args.posonlyargs + item.args.args):
+            continue
+        me = (item.args.posonlyargs + item.args.args)[0].arg
+        for node in ast.walk(item):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name):
+                for t in node.targets:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me:
+                        found[t.attr] = node.value.func.id
+    if len(_members) > 1024:
+        _members.clear()
+    _members[id(cls)] = (cls, found)
+    return found
+
+
+def call_method(cls: ast.ClassDef, info):
+    """What calling an instance of ``cls`` runs: its ``__call__``, or ``forward`` for a
+    ``torch.nn.Module`` (through classes of the same module too); None otherwise."""
+    if (found := method(cls, "__call__")) is not None:
+        return found
+    todo, seen, classes = [cls], set(), _tables(info)[0]
+    while todo and len(seen) < MAX_BASES:
+        here = todo.pop()
+        seen.add(id(here))
+        for base in here.bases:
+            q = qualname(base, info.aliases) or ".".join(dotted(base) or [])
+            if q in ("torch.nn.Module", "nn.Module"):
+                return method(cls, "forward")
+            parent = classes.get(q)
+            if parent is not None and id(parent) not in seen:
+                todo.append(parent)
+    return None
+
+
 def is_autograd_function(cls: ast.ClassDef, aliases: dict[str, str], classes=None) -> bool:
     """A class deriving from torch's ``autograd.Function`` (``torch.autograd.Function``,
     ``from torch.autograd import Function``, or an unimported ``autograd.Function``), directly or

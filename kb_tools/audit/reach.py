@@ -126,12 +126,15 @@ class Reach:
 
     @staticmethod
     def _may_launch(info, fn, text: str, words, owners) -> bool:
-        """Whether ``fn``'s text names a launching word, or (a method of a class with a launching
-        method) calls through its first parameter."""
+        """Whether ``fn``'s text names a launching word, or it calls through its first parameter
+        as a method of a class with a launching method or with a member built from a launching
+        class (``self.norm = RMSNorm(c)``)."""
         if any(w in text for w in words):
             return True
         first = (fn.args.posonlyargs + fn.args.args)[:1]
-        return bool(first) and classes.class_of(info, fn) in owners and f"{first[0].arg}." in text
+        if not first or f"{first[0].arg}." not in text or (cls := classes.class_of(info, fn)) is None:
+            return False  # what is left goes through the first parameter: self.norm(x), cls.get(x)
+        return cls in owners or any(built in words for built in classes.built_members(cls).values())
 
     def readable(self, target: str | None) -> bool:
         """Whether the module named ``target`` (or its package) is worth parsing to find launches."""
@@ -174,6 +177,9 @@ class Reach:
         calls, made = own_calls(fn)
         for call in calls:
             func = call.func
+            if (hit := self._instance_call(parsed, info, fn, func, made)) is not None:
+                yield hit
+                continue
             if isinstance(func, ast.Name):
                 name = func.id
                 if name in info.helpers:
@@ -212,6 +218,32 @@ class Reach:
                 entry = tree.attribute(parsed, base, attr)
                 if entry is not None and entry[0] == "function":
                     yield entry[1], entry[2]
+
+    def _class(self, parsed, info, name: str):
+        """(module, its info, class) for a bare name: a class of this module or imported from the tree."""
+        cls = classes.top_class(info, name)
+        if cls is not None:
+            return parsed, info, cls
+        if self.tree is not None and name in info.imports:
+            hit = classes.imported_class(self.tree, parsed, name)
+            if hit is not None:
+                return hit[0], hit[0].info, hit[1]
+        return None
+
+    def _instance_call(self, parsed, info, fn, func, made):
+        """(module, method) that calling an instance runs, as ``WrapperAudit.instance_call`` reads it."""
+        name = None
+        if isinstance(func, ast.Call) and isinstance(func.func, ast.Name):
+            name = func.func.id
+        elif isinstance(func, ast.Name):
+            name = made.get(func.id)
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            first = (fn.args.posonlyargs + fn.args.args)[:1]
+            cls = classes.class_of(info, fn) if first and first[0].arg == func.value.id else None
+            name = classes.built_members(cls).get(func.attr) if cls is not None else None
+        hit = self._class(parsed, info, name) if name is not None else None
+        found = classes.call_method(hit[2], hit[1]) if hit is not None else None
+        return (hit[0], found) if found is not None else None
 
 
 def harness(path: str) -> bool:
