@@ -15,7 +15,7 @@ from fractions import Fraction
 
 _WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
           "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "forty": 40, "fifty": 50, "hundred": 100,
-          "twice": 2, "double": 2, "half": Fraction(1, 2), "quarter": Fraction(1, 4)}
+          "twice": 2, "quarter": Fraction(1, 4)}  # not half or double: they are also C type names
 _ZH = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _SCALE = {"kib": 1024, "kb": 1024, "k": 1024, "mib": 1024 ** 2, "mb": 1024 ** 2, "gib": 1024 ** 3, "gb": 1024 ** 3}
 _DEC = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"

@@ -315,8 +315,8 @@ def value_drift(pages: dict, values: list[Value], others: list[tuple[str, str]],
         shown = shown_path(page.path)
         places += [(pid, shown, page.body_line + off, unit) for off, unit in units(page.body)]
         front = page.lines.get("trigger")
-        places.append((pid, shown, front, page.trigger))
-        places += [(pid, shown, inv.line, inv.text) for inv in page.invariants]
+        places += [(pid, shown, front, unit) for _, unit in _sentences([(0, page.trigger)])]
+        places += [(pid, shown, inv.line, unit) for inv in page.invariants for _, unit in _sentences([(0, inv.text)])]
     for shown, text in others:
         places += [(None, shown, off + 1, unit) for off, unit in units(text, python=shown.endswith(".py"))]
     places = [(pid, shown, line, unit, unit.lower()) for pid, shown, line, unit in places]
