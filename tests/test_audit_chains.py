@@ -115,3 +115,14 @@ def h12(x):
     assert found == [("pkg/config.py", 7, "WB113", ("op",))]  # h12's synchronize lies beyond the cut
     (cut,) = _unfollowed(tmp_path)
     assert cut.endswith("(more than 8 helpers deep)") and cut.startswith("pkg/config.py:")
+
+
+def test_a_wrapper_whose_launch_lies_beyond_the_cut_is_not_told_it_launches_nothing(tmp_path):
+    (tmp_path / "chain").mkdir()
+    for i in range(11):
+        (tmp_path / "chain" / f"m{i}.py").write_text(f"# jit\nfrom m{i + 1} import f as g\n\n\ndef f(x):\n    return g(x)\n")
+    (tmp_path / "chain" / "m11.py").write_text("import triton\n\n\n@triton.jit\ndef k(x):\n    pass\n\n\ndef f(x):\n    k[(1,)](x)\n")
+    results, errors, _ = audit_files(python_files([str(tmp_path / "chain")]), roots=[tmp_path / "chain"])
+    assert errors == [] and len([w for r in results for w in r.wrapper_info]) == 12
+    assert [str(f) for r in results for f in r.findings] == []  # m0..m2 walk 8 helpers deep, then stop: no WB109
+    assert sorted(u.split(" ", 1)[1] for r in results for u in r.unfollowed) == ["`f` (more than 8 helpers deep)"] * 3

@@ -38,7 +38,7 @@ from kb_tools.audit.kinds import (
     join,
     merge_envs,
 )
-from kb_tools.audit.launches import LaunchCounting
+from kb_tools.audit.launches import BLAMED_ZERO, LaunchCounting
 from kb_tools.audit.module import FUNCTION_DEFS, launch_target
 from kb_tools.audit.names import bind_import, qualname, record_import
 from kb_tools.audit.rules import (
@@ -86,7 +86,10 @@ class Frame:
 class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
     """Walks one wrapper and the helpers it calls; collects findings and launch counts."""
 
-    def __init__(self, module, wrapper: ast.FunctionDef | ast.AsyncFunctionDef, tree=None, parsed=None):
+    def __init__(self, module, wrapper: ast.FunctionDef | ast.AsyncFunctionDef, tree=None, parsed=None,
+                 launches: bool = False):
+        """``launches``: the wrapper launches through something its file alone does not show
+        (``reach``), so a path of it without a launch is reported as for one that launches itself."""
         self.module = module
         self.tree, self.parsed = tree, parsed  # the audited tree and the wrapper's module in it (None: one file)
         self.home = parsed.path if parsed is not None else None
@@ -105,6 +108,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         self.kernels_seen: dict[str, tuple[int, int]] = {}  # each kernel launched, in launch order
         self.counts = frozenset({0})
         self.env = self.enter(wrapper, None)
+        self.frame.launches = self.frame.launches or launches
         for dec in wrapper.decorator_list:
             self.torch_decorator(dec)
             self.decorator(dec)
@@ -754,6 +758,8 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
                    f"more than {MAX_HELPER_DEPTH} helpers deep" if len(self.frames) > MAX_HELPER_DEPTH else
                    f"over {MAX_HELPER_WALKS} helper walks")
             self.unfollowed.add((self.parsed.path if self.parsed is not None else None, call.lineno, fn.name, why))
+            if walking is None:  # what the call would launch is not known: no path is told it launched nothing
+                self.counts = frozenset(BLAMED_ZERO if c == 0 else c for c in self.counts)
             if walking is not None and walking.launches:  # a recursive call launches the kernel again
                 self.relaunch(call)
             return U

@@ -229,19 +229,19 @@ def audit_parsed(parsed: Parsed, tree, *, select: set[str] | None = None, famili
     starred: set[tuple[str | None, int]] = set()
     unfollowed: set[tuple[str | None, int, str, str]] = set()
     result = AuditResult(path, policy=chosen.name)
-    for fn in reach.wrappers(parsed, tree):
+    for fn, launches in reach.wrappers(parsed, tree):
         try:
-            audit = WrapperAudit(module, fn, tree, parsed if tree is not None else None)
+            audit = WrapperAudit(module, fn, tree, parsed if tree is not None else None, launches=launches)
         except RecursionError:
             fail(path, fn.lineno, "AU013", f"`{fn.name}` is nested too deeply to audit", EXIT_USAGE)
-        if not _is_wrapper(module, fn, audit):
+        if not (launches or _is_wrapper(module, fn, audit)):
             continue
         result.wrapper_info.append(Wrapper(path, fn.name, fn.lineno, audit.most_launches))
         opaque |= audit.opaque
         starred |= audit.starred
         unfollowed |= audit.unfollowed
         raw = list(audit.findings)
-        if not module.launches(fn) and not audit.launch_sites:
+        if not launches and not audit.launch_sites:
             hint = "" if module.launchers else " (no kernel is defined in this file; name an imported one with --launcher)"
             raw.append(RawFinding(fn.lineno, fn.col_offset, *wb109.no_launch(fn.name, hint)))
         for f in raw:

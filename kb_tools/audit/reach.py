@@ -253,16 +253,16 @@ def harness(path: str) -> bool:
     return stem == "conftest" or is_test_name(stem) or any(fnmatchcase(stem, d) for d in DRIVER_NAMES)
 
 
-def wrappers(parsed, tree) -> list:
-    """The module's wrappers: those ``ModuleInfo`` chose, and (unless wrappers are chosen by
-    name) each other function that launches through a class or another module of the tree,
-    in the file's order. A module that imports no launching code costs a lookup per imported
-    name it calls."""
+def wrappers(parsed, tree) -> list[tuple]:
+    """The module's wrappers, each with whether it launches (on some path, through anything the
+    audit follows): those ``ModuleInfo`` chose, and (unless wrappers are chosen by name) each
+    other function that launches through a class or another module of the tree, in the file's
+    order. A module that imports no launching code costs a lookup per imported name it calls."""
     info = parsed.info
     chosen = list(info.wrappers)
     if info.patterns or harness(parsed.path) or not (info.imports if tree is not None else False) \
             and not any(isinstance(n, ast.ClassDef) for n in info.index.tree.body):
-        return chosen
+        return [(fn, info.launches(fn)) for fn in chosen]
     reach = _reaches.get(tree) if tree is not None else None
     if reach is None:
         reach = Reach(tree)
@@ -273,6 +273,4 @@ def wrappers(parsed, tree) -> list:
     extra = {id(f.node) for f in info.functions
              if at(f.node) in found and id(f.node) not in have and not f.closure
              and not any(fnmatchcase(f.name, d) for d in DRIVER_NAMES)}
-    if not extra:
-        return chosen
-    return [f.node for f in info.functions if id(f.node) in have or id(f.node) in extra]
+    return [(f.node, at(f.node) in found) for f in info.functions if id(f.node) in have or id(f.node) in extra]
