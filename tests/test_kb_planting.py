@@ -21,7 +21,8 @@ import pytest
 from kb_tools.kb.facts import load_facts, statements
 from kb_tools.kb.numbers import numbers
 from kb_tools.kb.pages import load_kb
-from kb_tools.kb.values import judge, load_values, units
+from kb_tools.kb.units import units
+from kb_tools.kb.values import judge, load_values
 from kb_tools.lint import run_lint
 from tests.conftest import copy_repo
 

@@ -13,7 +13,8 @@ from conftest import REPO
 from kb_tools.kb.numbers import numbers, parse_value
 from kb_tools.kb.pages import load_kb
 from kb_tools.kb.sources import seeds_dir
-from kb_tools.kb.values import judge, load_values, units
+from kb_tools.kb.units import units
+from kb_tools.kb.values import judge, load_values
 
 VALUES = load_values(load_kb(REPO).kb_dir)
 BY_ID = {v.id: v for v in VALUES}

@@ -20,20 +20,19 @@ from kb_tools.diagnostics import Diagnostic, KbErrors
 from kb_tools.files.text import read_text
 from kb_tools.files.yamlio import LineDict, LineList, load_yaml
 from kb_tools.kb.numbers import Number, numbers, parse_value
-from kb_tools.kb.pages import shown_path
 from kb_tools.kb.links import links_to
+from kb_tools.kb.pages import shown_path
+from kb_tools.kb.units import sentences, units
 
 VALUES_FILE = "values.yaml"
 _KEYS = {"id", "home", "about", "when", "number", "is", "members", "one_of", "key", "between", "same_as", "seed"}
 _KINDS = ("number", "is", "members", "same_as")
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _SEED = re.compile(r"^\d{3}:\d+(?:-\d+)?$")
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
 # What joins a map's key to its entry: fp32 → fp64, | float32 | float64 |, fp16/bf16 -> fp32, 提升为.
 _MAPS_TO = re.compile(r"\s*(?:/[\w.]+)*\s*`?\s*(?:→|->|=>|⇒|\||:|\bto\b|提升为|提升到|升为|=)\s*`?\s*(?:(?:is|becomes|是|为)\s*)?")
 # What may stand between a term and the number it states: "C0 = 16", "余弦取0.999", "UB of 192 KiB".
 _STATES = re.compile(r"[\s`*]*(?:=|:|\||\bis\b|\bof\b|\bat least\b|\bat most\b|\babove\b|\bbelow\b|\bunder\b|[<>≥≤]=?|为|是|取|大于|小于|低于|高于|不低于)?[\s`*]*")
-_SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(*`\[])|(?<=[。；！？])")
 
 
 @dataclass(frozen=True)
@@ -183,69 +182,6 @@ def _value(entry, source, vocab) -> Value:
                  entry.get("seed"), entry.line)
 
 
-def units(text: str, *, python: bool = False) -> list[tuple[int, str]]:
-    """(line offset, text) of each sentence, list item, table row (with its header row
-    prefixed) and code line of ``text``; HTML comments blanked."""
-    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
-    out: list[tuple[int, str]] = []
-    para: list[tuple[int, str]] = []
-    header, fenced = None, False
-
-    def flush():
-        if para:
-            out.extend(_sentences(para))
-            para.clear()
-
-    for i, raw in enumerate(text.splitlines()):
-        line = raw.strip()
-        if python:
-            if not line.startswith("#"):
-                flush()
-                if line:
-                    out.append((i, line))
-                continue
-            line = line.lstrip("#").strip()
-            if line.startswith("%%"):
-                flush()
-                continue
-        if line.startswith("```"):
-            flush()
-            fenced = not fenced
-            continue
-        if fenced:
-            if line:
-                out.append((i, line))
-            continue
-        if line.startswith("|"):
-            flush()
-            if set(line) <= set("|-: "):
-                continue
-            out.append((i, line if header is None else f"{header} {line}"))
-            header = header or line
-            continue
-        header = None
-        if not line or line.startswith(("- ", "* ", "#", ">")) or re.match(r"\d+[.)] ", line):
-            flush()
-        if line:
-            para.append((i, line))
-    flush()
-    return out
-
-
-def _sentences(para):
-    joined, starts = "", []
-    for i, line in para:
-        starts.append((len(joined), i))
-        joined += line + " "
-    out, at = [], 0
-    for piece in _SENTENCE_END.split(joined):
-        if piece.strip():
-            line = max(i for offset, i in starts if offset <= at + len(piece) - len(piece.lstrip()))
-            out.append((line, piece.strip()))
-        at += len(piece) + 1
-    return out
-
-
 def judge(value: Value, unit: str, low: str | None = None):
     """None when ``unit`` does not state ``value``; else (agrees, what the unit says).
     ``low`` is ``unit.lower()``, passed by a caller that judges one unit many times."""
@@ -315,8 +251,8 @@ def value_drift(pages: dict, values: list[Value], others: list[tuple[str, str]],
         shown = shown_path(page.path)
         places += [(pid, shown, page.body_line + off, unit) for off, unit in units(page.body)]
         front = page.lines.get("trigger")
-        places += [(pid, shown, front, unit) for _, unit in _sentences([(0, page.trigger)])]
-        places += [(pid, shown, inv.line, unit) for inv in page.invariants for _, unit in _sentences([(0, inv.text)])]
+        places += [(pid, shown, front, unit) for _, unit in sentences([(0, page.trigger)])]
+        places += [(pid, shown, inv.line, unit) for inv in page.invariants for _, unit in sentences([(0, inv.text)])]
     for shown, text in others:
         places += [(None, shown, off + 1, unit) for off, unit in units(text, python=shown.endswith(".py"))]
     places = [(pid, shown, line, unit, unit.lower()) for pid, shown, line, unit in places]
