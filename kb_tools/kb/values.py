@@ -43,6 +43,7 @@ class Value:
     when: tuple  # of compiled patterns; a unit states the value when every one matches
     spellings: tuple  # per when term, its spellings as registered
     lowered: tuple  # the same, lower-cased, for a quick substring test
+    quick: re.Pattern  # any spelling of the first term, lower-cased and plain
     kind: str  # number, is, members
     value: object  # Number, a canonical name, or a frozenset of canonical names
     shown: str  # the value as written in values.yaml
@@ -178,6 +179,7 @@ def _value(entry, source, vocab) -> Value:
     return Value(entry["id"], entry["home"].strip(), " ".join(entry["about"].split()),
                  tuple(_term(words) for words in spellings), spellings,
                  tuple(tuple(w.lower() for w in words) for words in spellings),
+                 re.compile("|".join(re.escape(w.lower()) for w in spellings[0])),
                  kind, value, shown, voc, source.get("key"), tuple(Fraction(str(b)) for b in between) if between else None,
                  entry.get("seed"), entry.line)
 
@@ -186,8 +188,8 @@ def judge(value: Value, unit: str, low: str | None = None):
     """None when ``unit`` does not state ``value``; else (agrees, what the unit says).
     ``low`` is ``unit.lower()``, passed by a caller that judges one unit many times."""
     low = unit.lower() if low is None else low
-    if not all(any(s in low for s in words) for words in value.lowered):
-        return None  # a substring test first: the word-start patterns are slow on 5,000 units
+    if not value.quick.search(low) or not all(any(s in low for s in words) for words in value.lowered[1:]):
+        return None  # substring tests first: the word-start patterns are slow on 5,000 units
     spans = []
     for pattern in value.when:
         found = [m.span() for m in pattern.finditer(unit)]
