@@ -18,6 +18,7 @@ from functools import partial
 from pathlib import Path
 
 from kb_tools.audit.engine import AuditResult, Placed, audit_parsed, parse_file
+from kb_tools.audit.family_context import one_run
 from kb_tools.audit.package import Tree
 from kb_tools.diagnostics import KbError
 
@@ -103,8 +104,11 @@ def audit_files(paths, *, roots=(), jobs: int | None = None, **options) -> tuple
     """(a result per usable file in the order given, the one-line reason for each unusable
     file, the imported modules outside the tree that wrappers call). ``options`` are
     ``audit_source``'s; ``roots`` the folders given (a file's dotted name under them)."""
-    files = [Path(p) for p in paths]
-    roots = [Path(r) for r in roots]
+    with one_run():  # the files' folders are searched for a spec once each, not once per file
+        return _audit_files([Path(p) for p in paths], [Path(r) for r in roots], jobs, options)
+
+
+def _audit_files(files: list[Path], roots: list[Path], jobs: int | None, options: dict):
     jobs = default_jobs(len(files)) if jobs is None else max(1, jobs)
     if jobs == 1 or len(files) < 2:
         return merge(files, _audit_share(files, roots, dict(options), range(len(files))))

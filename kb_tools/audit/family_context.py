@@ -12,13 +12,15 @@ rules that need one are skipped, and ``kbt lint`` reports the spec itself.
 from __future__ import annotations
 
 import ast
+import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 
 from kb_tools.audit.module import FUNCTION_DEFS, ModuleInfo
 from kb_tools.audit.names import bind_import
-from kb_tools.contract.discovery import op_candidates
+from kb_tools.contract.discovery import holds_no_spec, op_candidates
 from kb_tools.contract.specs import OpSpec, load_spec
 from kb_tools.diagnostics import KbError, KbErrors
 from kb_tools.files.text import is_dir, is_file
@@ -67,8 +69,37 @@ def _load(path: Path) -> OpSpec | None:
         return None
 
 
+_EMPTY: dict[str, bool] | None = None  # in one run: folder as given -> no file in it can have a spec
+
+
+@contextmanager
+def one_run():
+    """While a run audits many files, a folder found to hold no spec for any of them (nothing
+    above it either: ``discovery.holds_no_spec``) is not searched again for each file."""
+    global _EMPTY
+    _EMPTY = {}
+    try:
+        yield
+    finally:
+        _EMPTY = None
+
+
+def _in_empty_folder(path: str) -> bool:
+    if _EMPTY is None or os.path.islink(path):  # a linked file's spec is searched beside its target
+        return False
+    folder = os.path.dirname(path)
+    if folder not in _EMPTY:
+        try:
+            _EMPTY[folder] = holds_no_spec(Path(folder or ".").resolve())
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
+            _EMPTY[folder] = False
+    return _EMPTY[folder]
+
+
 def find_spec(path: str) -> OpSpec | None:
     """The spec found for ``path`` by name (see the module docstring), or None."""
+    if _in_empty_folder(path):
+        return None
     here = Path(path).resolve()
     names = op_candidates(here)
     folder = here.parent

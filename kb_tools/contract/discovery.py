@@ -75,6 +75,20 @@ def discover(path: Path | str, flag: str = "--spec ops/<op>.yaml") -> Found:
                 f"{MAX_LEVELS - 1} above it{cann}", flag)
 
 
+def holds_no_spec(folder: Path) -> bool:
+    """True when ``discover`` finds nothing for any file in ``folder`` (resolved): no selection
+    and no ``ops/*.yaml`` in it or the folders above it, and it is no CANN operator folder. It
+    depends on the folder alone, so a run over many files can ask it once per folder. False
+    whenever something is there or cannot be read (the full search then says what)."""
+    try:
+        for current in _upwards(folder):
+            if (current / SELECTION).is_file() or any(_specs_in(current / "ops", "")):
+                return False
+    except (OSError, KbError):
+        return False
+    return _from_cann(folder) is None
+
+
 def _upwards(folder: Path):
     for _ in range(MAX_LEVELS):
         yield folder
