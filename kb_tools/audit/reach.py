@@ -2,8 +2,9 @@
 whose launch is ``SomeFunction.apply(...)`` (torch runs the class's ``forward``), an
 ``autograd.Function`` whose ``forward`` launches through a helper imported from another
 module, a two-stage wrapper whose launches both sit in helpers of another module, a method
-reached as ``Cls.m`` / ``cls.m`` / ``self.m``. ``ModuleInfo`` finds launches within one file;
-this follows calls into classes and into the audited tree, a few calls deep, each function once.
+reached as ``Cls.m`` / ``cls.m`` / ``self.m`` / ``Launcher(b).m``, a module instance called
+(``Norm(c)(x)``, ``self.norm(x)``: its ``forward``). ``ModuleInfo`` finds launches within one
+file; this follows calls into classes and into the audited tree, each module once per budget.
 """
 
 from __future__ import annotations
