@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kb_tools.cann.golden_casts import LOW, WIDTH, cast_target
+from kb_tools.cann.opdef import read_opdef
 from kb_tools.cann.golden_reach import Context, Entry, GoldenModule, Reach, entries
 
 GOLDEN = Path("tests") / "assets" / "golden.py"
@@ -47,6 +48,7 @@ class KernelFacts:
     widening_at: str
     float_dtypes: frozenset[str]
     names_double: bool = False  # a kernel that never names double computes in nothing wider than float
+    output_floats: frozenset[str] = frozenset()  # floating dtypes the OpDef registers for an output
 
 
 def _read(path: Path) -> str | None:
@@ -75,9 +77,12 @@ def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
     def at(path: Path) -> str:
         return str(Path(shown) / path.relative_to(folder)) if shown else str(path)
 
-    dtypes = set()
+    dtypes, outputs = set(), set()
     for path in sorted((folder / "op_host").glob("*_def.cpp")) if (folder / "op_host").is_dir() else []:
-        dtypes |= {_DT_NAMES[m] for m in _DT.findall(_read(path) or "")}
+        text = _read(path)  # None for anything but a readable file (a FIFO would block)
+        if text is not None:
+            dtypes |= {_DT_NAMES[m] for m in _DT.findall(text)}
+            outputs |= {d for t in read_opdef(path, str(path)).outputs() for d in t.dtypes if d in WIDTH}
     kernel = folder / "op_kernel"
     files = sorted(p for p in kernel.rglob("*") if p.suffix in KERNEL_SUFFIXES) if kernel.is_dir() else []
     any_cast = widen = ""
@@ -90,13 +95,14 @@ def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
             any_cast = f"{at(path)}:{text.count(chr(10), 0, m.start()) + 1}"
         if widen:
             break
+    out = frozenset(outputs)
     if widen:
-        return KernelFacts("float32", widen, frozenset(dtypes), double)
+        return KernelFacts("float32", widen, frozenset(dtypes), double, out)
     if not files:
-        return KernelFacts("unknown", f"{at(kernel)}: no kernel source", frozenset(dtypes), True)
+        return KernelFacts("unknown", f"{at(kernel)}: no kernel source", frozenset(dtypes), True, out)
     if any_cast:
-        return KernelFacts("unknown", any_cast, frozenset(dtypes), double)
-    return KernelFacts("none", f"{at(kernel)}: no Cast in {len(files)} files", frozenset(dtypes), double)
+        return KernelFacts("unknown", any_cast, frozenset(dtypes), double, out)
+    return KernelFacts("none", f"{at(kernel)}: no Cast in {len(files)} files", frozenset(dtypes), double, out)
 
 
 def _criterion(entry: Entry, rel: str) -> str:
@@ -116,11 +122,13 @@ def _judge_golden(mod, entry, rel, kernel, out):
     promoted = entry.mode == "three_party"
     ctx = Context(promoted=promoted, numpy_inputs=entry.numpy_inputs)
     where = _criterion(entry, rel)
+    widens = False
     for call, func, exits in Reach(mod, ctx).calls(entry.functions):
         found = cast_target(call, mod.scope(func))
         if not found:
             continue
         target, line = found
+        widens |= WIDTH[target] >= 32
         if entry.mode in ("three_party", "unknown"):
             severity = "error" if promoted else "warning"
             if exits:
@@ -140,6 +148,32 @@ def _judge_golden(mod, entry, rel, kernel, out):
                                      f"{entry.key}: the two-party golden computes in {target} in {func.name}(), wider than the kernel's widening "
                                      f"({kernel.widening}, {kernel.widening_at}); {where}",
                                      f"widen only as the kernel does ({'none' if kernel.widening == 'none' else 'float32'}) and narrow at the same points"))
+    _narrower_than_kernel(entry, rel, kernel, widens, where, out)
+
+
+def _narrower_than_kernel(entry, rel, kernel, widens, where, out):
+    """GD103: a two-party golden for half output dtypes that never widens, while the kernel
+    computes them in float32 (seed 000 §4: the two-party golden widens as far as the NPU does).
+    Always a warning: torch and numpy compute one half op in float and round once, so such a
+    golden departs from the kernel only where it chains ops, which this reader does not weigh."""
+    if entry.mode != "two_party" or widens or not entry.functions or kernel.widening != "float32":
+        return
+    halves = sorted((set(entry.criteria) or kernel.output_floats) & kernel.output_floats & LOW)
+    if not halves or any(_constructs_wide(node) for f in entry.functions for node in ast.walk(f)):
+        return
+    out.append(GoldenFinding(rel, entry.functions[0].lineno, "GD103", "warning",
+                             f"{entry.key}: the two-party golden never widens {', '.join(halves)}, while the kernel computes "
+                             f"them in float32 ({kernel.widening_at}); where it chains ops in {', '.join(halves)} it rounds "
+                             f"after each, the kernel once; {where}",
+                             "cast the half inputs to float32 where the kernel widens, compute there, and narrow to the "
+                             "output dtype at exit as the kernel's store does"))
+
+
+def _constructs_wide(node: ast.AST) -> bool:
+    """``np.float32(x)`` / ``numpy.float64(x)``: a widening written as a constructor, not a cast."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args
+            and node.func.attr in ("float32", "float64", "double") and isinstance(node.func.value, ast.Name)
+            and node.func.value.id in ("np", "numpy"))
 
 
 def _wider_than_kernel(target: str, kernel: KernelFacts) -> bool:

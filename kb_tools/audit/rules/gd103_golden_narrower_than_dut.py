@@ -1,5 +1,7 @@
 """GD103 (golden-follows-dut-widening): in a two-party case the golden casts to a dtype that
-is neither declared nor a widening target, and narrower than the DUT's widening.
+is neither declared nor a widening target, and narrower than the DUT's widening. On a CANN
+golden (judged with its folder's facts by ``kb_tools.cann.golden_flow``): a two-party golden
+that never widens the half dtypes the kernel computes in float32 (the opposite of GD108).
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from kb_tools.audit.family_context import FileContext
 from kb_tools.audit.findings import RawFinding, call_pos
 from kb_tools.audit.golden_rules import literal_casts
 from kb_tools.audit.roles import GOLDEN
-from kb_tools.audit.cann_goldens import is_cann_golden
+from kb_tools.audit.cann_goldens import cann_findings, is_cann_golden
 
 CODE = "GD103"
 ROLES = (GOLDEN,)  # the file roles (kb_tools/audit/roles.py) the rule reads
@@ -17,7 +19,7 @@ ROLES = (GOLDEN,)  # the file roles (kb_tools/audit/roles.py) the rule reads
 
 def check(ctx: FileContext) -> list[RawFinding]:
     if is_cann_golden(ctx.path):  # judged with the folder's own facts (kb_tools.cann.golden_flow)
-        return []
+        return cann_findings(ctx.path, CODE)
     spec = ctx.spec
     if spec is None or not spec.widening or any(spec.criteria.get(d) == "cross_check" for d in spec.dtypes if is_float(d)):
         return []
