@@ -124,7 +124,9 @@ class AuditResult:
                 continue
             old, waived = index[key]
             mine, theirs = (f, old) if f.helper is None and old.helper is not None else (old, f)
-            pairs = list(mine.reached_from) + [p for p in theirs.reached_from if p not in mine.reached_from]
+            first = mine.reached_from  # built once: a helper's line may be reached from hundreds of wrappers
+            known = set(first)
+            pairs = list(first) + [p for p in theirs.reached_from if p not in known]
             index[key] = (replace(mine, wrapper=pairs[0][1] if pairs else None, also=tuple(n for _, n in pairs[1:]),
                                   homes=tuple(h for h, _ in pairs)), waived)
         ordered = [index[k] for k in sorted(index)]
