@@ -12,7 +12,7 @@ import sys
 
 from kb_tools.commands import build_parser, command_names, invoked, run_parsed
 from kb_tools.diagnostics import EXIT_USAGE, EscapingStream, unexpected
-from kb_tools.files.limits import malformed
+from kb_tools.limits import malformed
 
 __all__ = ["build_parser", "command_names", "main"]
 

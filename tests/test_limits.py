@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from conftest import REPO
-from kb_tools.files.limits import LIMITS, limit, malformed
+from kb_tools.limits import LIMITS, limit, malformed
 
 
 def _kbt(*args, env=None):

@@ -11,7 +11,7 @@ its time limit are each let through with one line saying so.
 
 from __future__ import annotations
 
-from kb_tools.files.limits import limit
+from kb_tools.limits import limit
 
 NAME = "hook"
 HELP = "run opkb's checks as a coding agent's hooks: audit an edited file, verify before stopping"

@@ -18,7 +18,7 @@ from pathlib import Path
 from kb_tools.agents.confine import OutsideRoot, inside
 from kb_tools.agents.invoke import run_command
 from kb_tools.agents.roles import ROLES, prompt_text
-from kb_tools.files.limits import limit
+from kb_tools.limits import limit
 
 EXIT_USAGE = 2
 MAX_PATHS = limit("OPKB_MAX_AUDIT_PATHS")  # 256 unless set: a call of 20,000 gave no answer in 12 s

@@ -18,7 +18,7 @@ from pathlib import Path
 import orjson
 
 from kb_tools.diagnostics import EXIT_USAGE, Diagnostic, KbError, fail, shortened
-from kb_tools.files.limits import limit
+from kb_tools.limits import limit
 from kb_tools.files.text import not_regular, read_text
 
 try:  # POSIX; elsewhere writes into one folder are not serialised

@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 from kb_tools.diagnostics import EXIT_USAGE, fail
-from kb_tools.files.limits import limit
+from kb_tools.limits import limit
 
 MAX_TEXT_BYTES = limit("OPKB_MAX_TEXT_BYTES")  # 16 MiB unless set
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import yaml
 
 from kb_tools.diagnostics import EXIT_USAGE, fail, shortened
-from kb_tools.files.limits import limit
+from kb_tools.limits import limit
 
 try:  # the C parser when libyaml is present; the constructor stays in Python either way
     _BaseLoader = yaml.CSafeLoader

@@ -14,7 +14,7 @@ import os
 import stat
 from pathlib import Path
 
-from kb_tools.files.limits import limit, setting
+from kb_tools.limits import limit, setting
 
 SUFFIXES = (".npy", ".pt", ".pth")
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
@@ -66,7 +66,7 @@ MAX_INFLATION = 16  # torch.save stores its records; a deflated one inflating mo
 
 def max_tensor_bytes() -> int:
     """The most bytes one loaded tensor may take: OPKB_MAX_TENSOR_BYTES (read on each call; a
-    malformed one is refused at the command line, kb_tools.files.limits), else 2 GiB and never
+    malformed one is refused at the command line, kb_tools.limits), else 2 GiB and never
     more than a quarter of the memory (a compare holds two or three tensors and their work)."""
     chosen = setting(TENSOR_SETTING)
     if chosen is not None:
