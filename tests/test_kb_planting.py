@@ -5,8 +5,11 @@ pages: it changes a number, a version or a map entry where a page states it (sen
 row), writes a new sentence, table row, list item or Chinese sentence stating a value wrongly
 into a random page or invariant, puts a forbidden item into the wrapper's list, rewords a
 quoted fact, or routes a glossary term to a page that does not treat it. A plant counts as
-caught when `kbt lint` reports an error in the file it changed. The rate is printed and must
-be at least 90 %; a test beside it pins that every kind is caught at least once.
+caught when `kbt lint` reports an error in the file it changed that the unplanted copy does
+not have. The rate is printed and must be at least 90 %, and every kind must be caught at least
+once. Measured on seeds the test does not use (200-209, 300-309, 400-409, 30 plants each):
+896/900; the misses are numbers perturbed out of the value's range where no term binds them
+(``UB_BYTES = 192 * 3024``).
 """
 
 from __future__ import annotations
@@ -130,19 +133,19 @@ class Planter:
         page, off, unit, value = rng.choice(places)
         lines = page.path.read_text(encoding="utf-8").splitlines(keepends=True)
         index = page.body_line - 1 + off
-        for shift in range(0, 4):  # the unit starts on `off`; its value may sit a line or two lower
-            line = lines[index + shift]
+        for line_no in range(index, min(index + 4, len(lines))):  # the unit starts on `off`; its value may sit lower
+            line = lines[line_no]
             if value.kind == "number":
                 hits = [n for n in numbers(line) if n.equals(value.value)]
                 if hits:
                     n = rng.choice(hits)
-                    lines[index + shift] = line[:n.start] + _perturb_number(n.text, rng) + line[n.end:]
+                    lines[line_no] = line[:n.start] + _perturb_number(n.text, rng) + line[n.end:]
                     return page.path, "".join(lines)
             else:
                 m = value.vocabulary[value.value].search(line)
                 if m and value.vocabulary[value.key].search(line):
                     wrong = self._wrong(value, rng)
-                    lines[index + shift] = line[:m.start()] + wrong + line[m.end():]
+                    lines[line_no] = line[:m.start()] + wrong + line[m.end():]
                     return page.path, "".join(lines)
         return None
 
