@@ -48,7 +48,6 @@ class KernelFacts:
     widening_at: str
     float_dtypes: frozenset[str]
     names_double: bool = False  # a kernel that never names double computes in nothing wider than float
-    output_floats: frozenset[str] = frozenset()  # floating dtypes the OpDef registers for an output
 
 
 def _read(path: Path) -> str | None:
@@ -77,12 +76,9 @@ def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
     def at(path: Path) -> str:
         return str(Path(shown) / path.relative_to(folder)) if shown else str(path)
 
-    dtypes, outputs = set(), set()
+    dtypes = set()
     for path in sorted((folder / "op_host").glob("*_def.cpp")) if (folder / "op_host").is_dir() else []:
-        text = _read(path)  # None for anything but a readable file (a FIFO would block)
-        if text is not None:
-            dtypes |= {_DT_NAMES[m] for m in _DT.findall(text)}
-            outputs |= {d for t in read_opdef(path, str(path)).outputs() for d in t.dtypes if d in WIDTH}
+        dtypes |= {_DT_NAMES[m] for m in _DT.findall(_read(path) or "")}
     kernel = folder / "op_kernel"
     files = sorted(p for p in kernel.rglob("*") if p.suffix in KERNEL_SUFFIXES) if kernel.is_dir() else []
     any_cast = widen = ""
@@ -95,14 +91,20 @@ def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
             any_cast = f"{at(path)}:{text.count(chr(10), 0, m.start()) + 1}"
         if widen:
             break
-    out = frozenset(outputs)
     if widen:
-        return KernelFacts("float32", widen, frozenset(dtypes), double, out)
+        return KernelFacts("float32", widen, frozenset(dtypes), double)
     if not files:
-        return KernelFacts("unknown", f"{at(kernel)}: no kernel source", frozenset(dtypes), True, out)
+        return KernelFacts("unknown", f"{at(kernel)}: no kernel source", frozenset(dtypes), True)
     if any_cast:
-        return KernelFacts("unknown", any_cast, frozenset(dtypes), double, out)
-    return KernelFacts("none", f"{at(kernel)}: no Cast in {len(files)} files", frozenset(dtypes), double, out)
+        return KernelFacts("unknown", any_cast, frozenset(dtypes), double)
+    return KernelFacts("none", f"{at(kernel)}: no Cast in {len(files)} files", frozenset(dtypes), double)
+
+
+def output_floats(folder: Path) -> set[str]:
+    """Floating dtypes the OpDef registers for an output (read only when a rule needs them)."""
+    host = folder / "op_host"
+    defs = sorted(p for p in host.glob("*_def.cpp") if p.is_file()) if host.is_dir() else []  # no FIFO
+    return {d for path in defs for t in read_opdef(path, str(path)).outputs() for d in t.dtypes if d in WIDTH}
 
 
 def _criterion(entry: Entry, rel: str) -> str:
@@ -118,7 +120,7 @@ def _criterion(entry: Entry, rel: str) -> str:
     return f"criterion {standard} for {dtype} ({rel}:{line}): two-party"
 
 
-def _judge_golden(mod, entry, rel, kernel, out):
+def _judge_golden(mod, entry, rel, kernel, out, folder):
     promoted = entry.mode == "three_party"
     ctx = Context(promoted=promoted, numpy_inputs=entry.numpy_inputs)
     where = _criterion(entry, rel)
@@ -148,17 +150,20 @@ def _judge_golden(mod, entry, rel, kernel, out):
                                      f"{entry.key}: the two-party golden computes in {target} in {func.name}(), wider than the kernel's widening "
                                      f"({kernel.widening}, {kernel.widening_at}); {where}",
                                      f"widen only as the kernel does ({'none' if kernel.widening == 'none' else 'float32'}) and narrow at the same points"))
-    _narrower_than_kernel(entry, rel, kernel, widens, where, out)
+    _narrower_than_kernel(entry, rel, kernel, widens, where, out, folder)
 
 
-def _narrower_than_kernel(entry, rel, kernel, widens, where, out):
+def _narrower_than_kernel(entry, rel, kernel, widens, where, out, folder):
     """GD103: a two-party golden for half output dtypes that never widens, while the kernel
     computes them in float32 (seed 000 §4: the two-party golden widens as far as the NPU does).
     Always a warning: torch and numpy compute one half op in float and round once, so such a
     golden departs from the kernel only where it chains ops, which this reader does not weigh."""
     if entry.mode != "two_party" or widens or not entry.functions or kernel.widening != "float32":
         return
-    halves = sorted((set(entry.criteria) or kernel.output_floats) & kernel.output_floats & LOW)
+    if not kernel.float_dtypes & LOW:
+        return
+    outputs = output_floats(folder)
+    halves = sorted((set(entry.criteria) or outputs) & outputs & LOW)
     if not halves or any(_constructs_wide(node) for f in entry.functions for node in ast.walk(f)):
         return
     out.append(GoldenFinding(rel, entry.functions[0].lineno, "GD103", "warning",
@@ -239,7 +244,7 @@ def judge_golden(golden: Path, rel: str | None = None) -> tuple[list[GoldenFindi
     try:
         for entry in entries(mod, folder.name):
             if entry.role == "golden":
-                _judge_golden(mod, entry, rel, kernel, out)
+                _judge_golden(mod, entry, rel, kernel, out, folder)
             elif entry.mode == "three_party":
                 _judge_leg(mod, entry, rel, kernel, out)
     except RecursionError:
