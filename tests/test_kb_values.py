@@ -136,6 +136,15 @@ def test_a_cycle_names_its_chain():
     assert any("a -> b -> a" in d.message and d.line == 2 for d in exc.value.diagnostics)
 
 
+def test_same_as_takes_the_other_values_number_with_its_own_terms(tmp_path):
+    (tmp_path / "values.yaml").write_text(
+        "values:\n  - {id: a, home: p, about: x, when: [cosine], number: 0.999}\n"
+        "  - {id: b, home: q, about: y, when: [COSINE_MIN], same_as: a}\n", "utf-8")
+    b = {v.id: v for v in load_values(tmp_path)}["b"]
+    assert b.home == "q" and judge(b, "COSINE_MIN = 0.999") == (True, "0.999")
+    assert judge(b, "COSINE_MIN = 0.99")[0] is False and judge(b, "cosine = 0.99") is None
+
+
 def _squash(text: str) -> str:
     return re.sub(r"[\s=:`'\"，。（）()]", "", text).lower()
 
