@@ -9,7 +9,7 @@ GD111 (a warning) and names the code it would be.
 
 from __future__ import annotations
 
-from functools import lru_cache
+import ast
 from pathlib import Path
 
 from kb_tools.audit.findings import RawFinding
@@ -24,20 +24,29 @@ def is_cann_golden(path: str) -> bool:
     return p.as_posix().endswith(GOLDEN.as_posix()) and (p.parents[2] / "op_host").is_dir()
 
 
-@lru_cache(maxsize=64)
-def _judged(path: str, stamp: tuple[int, int]):
-    """One judgement per file version (``stamp``: mtime and size), however many rules ask."""
-    return judge_golden(Path(path), path)
+_JUDGED: dict[tuple, tuple] = {}
+_KEPT = 64
 
 
-def cann_findings(path: str, code: str) -> list[RawFinding]:
+def _judged(path: str, stamp: tuple[int, int], tree: ast.Module | None):
+    """One judgement per file version (``stamp``: mtime and size), however many rules ask;
+    the audit's own parse of the file is reused, so it is parsed once."""
+    key = (path, stamp)
+    if key not in _JUDGED:
+        if len(_JUDGED) >= _KEPT:
+            del _JUDGED[next(iter(_JUDGED))]
+        _JUDGED[key] = judge_golden(Path(path), path, tree=tree)
+    return _JUDGED[key]
+
+
+def cann_findings(path: str, code: str, tree: ast.Module | None = None) -> list[RawFinding]:
     """The findings of ``code`` for the CANN golden at ``path`` (none when it cannot be read:
-    the audit's own parse reports that once)."""
+    the audit's own parse reports that once); ``tree`` is the audit's parse of it."""
     try:
         st = Path(path).stat()
     except OSError:
         return []
-    findings, _ = _judged(path, (st.st_mtime_ns, st.st_size))
+    findings, _ = _judged(path, (st.st_mtime_ns, st.st_size), tree)
     out = []
     for f in findings:
         if code == UNCERTAIN and f.severity == "warning":

@@ -10,6 +10,7 @@ plain (``Cast<T, float>``, ``PromoteT``); where it is not, findings that need it
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,17 +81,22 @@ def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
     for path in sorted((folder / "op_host").glob("*_def.cpp")) if (folder / "op_host").is_dir() else []:
         dtypes |= {_DT_NAMES[m] for m in _DT.findall(_read(path) or "")}
     kernel = folder / "op_kernel"
-    files = sorted(p for p in kernel.rglob("*") if p.suffix in KERNEL_SUFFIXES) if kernel.is_dir() else []
+    files = _kernel_files(kernel) if kernel.is_dir() else []
     any_cast = widen = ""
-    texts = [(path, _code_only(_read(path) or "")) for path in files[:400]]
-    double = any(("double" in text or "float64" in text) and _DOUBLE.search(text) for _, text in texts)
-    for path, text in texts:  # whole-text searches; the line is counted only for a match
+    double = False
+    for path in files[:400]:  # whole-text searches; the line is counted only for a match
+        raw = _read(path) or ""
+        wanted = (not widen and ("Cast" in raw or "Promo" in raw or "Promte" in raw)) or \
+                 (not any_cast and ("Cast" in raw or "float" in raw)) or \
+                 (not double and ("double" in raw or "float64" in raw))
+        if not wanted:  # nothing left to find in it: not blanked
+            continue
+        text = _code_only(raw)
+        double = double or bool(("double" in text or "float64" in text) and _DOUBLE.search(text))
         if not widen and ("Cast" in text or "Promo" in text or "Promte" in text) and (m := _WIDEN.search(text)):
             widen = f"{at(path)}:{text.count(chr(10), 0, m.start()) + 1}"
         if not any_cast and ("Cast" in text or "float" in text) and (m := _ANY_CAST.search(text)):
             any_cast = f"{at(path)}:{text.count(chr(10), 0, m.start()) + 1}"
-        if widen:
-            break
     if widen:
         return KernelFacts("float32", widen, frozenset(dtypes), double)
     if not files:
@@ -98,6 +104,14 @@ def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
     if any_cast:
         return KernelFacts("unknown", any_cast, frozenset(dtypes), double)
     return KernelFacts("none", f"{at(kernel)}: no Cast in {len(files)} files", frozenset(dtypes), double)
+
+
+def _kernel_files(kernel: Path) -> list[Path]:
+    """The C++ files under ``op_kernel/``, sorted as paths; symlinked folders not followed."""
+    found = []
+    for dirpath, _, names in os.walk(kernel):
+        found += [Path(dirpath) / n for n in names if n.endswith(KERNEL_SUFFIXES)]
+    return sorted(found)
 
 
 def output_floats(folder: Path) -> set[str]:
@@ -222,18 +236,20 @@ def _judge_leg(mod, entry, rel, kernel, out):
                                  "cast the half inputs to float32 where the kernel does, and narrow back at exit"))
 
 
-def judge_golden(golden: Path, rel: str | None = None) -> tuple[list[GoldenFinding], str | None]:
-    """Findings for one golden.py (path relative as ``rel``), and an error line if it cannot be read."""
+def judge_golden(golden: Path, rel: str | None = None, tree: ast.Module | None = None) -> tuple[list[GoldenFinding], str | None]:
+    """Findings for one golden.py (path relative as ``rel``), and an error line if it cannot be
+    read; ``tree``, when the caller parsed the file already, is used instead of parsing it again."""
     rel = rel or str(golden)
-    text = _read(golden)
-    if text is None:
-        return [], f"{rel}:1: cannot read the golden (missing, not a file, or over {MAX_BYTES >> 20} MiB)"
-    try:
-        tree = ast.parse(text.lstrip("\ufeff"), filename=rel)
-    except SyntaxError as exc:
-        return [], f"{rel}:{exc.lineno or 1}: the golden does not parse: {exc.msg}"
-    except (ValueError, RecursionError) as exc:
-        return [], f"{rel}:1: the golden does not parse: {exc}"
+    if tree is None:
+        text = _read(golden)
+        if text is None:
+            return [], f"{rel}:1: cannot read the golden (missing, not a file, or over {MAX_BYTES >> 20} MiB)"
+        try:
+            tree = ast.parse(text.lstrip("\ufeff"), filename=rel)
+        except SyntaxError as exc:
+            return [], f"{rel}:{exc.lineno or 1}: the golden does not parse: {exc.msg}"
+        except (ValueError, RecursionError) as exc:
+            return [], f"{rel}:1: the golden does not parse: {exc}"
     mod = GoldenModule(tree)
     suffix = GOLDEN.as_posix()
     absolute = golden.absolute()

@@ -17,7 +17,7 @@ ROLES = (GOLDEN,)  # the file roles (kb_tools/audit/roles.py) the rule reads
 
 def check(ctx: FileContext) -> list[RawFinding]:
     if is_cann_golden(ctx.path):  # its own folder says the case mode (kb_tools.cann.golden_flow)
-        return cann_findings(ctx.path, CODE)
+        return cann_findings(ctx.path, CODE, ctx.tree)
     spec = ctx.spec
     if spec is None or not any(spec.criteria.get(d) == "cross_check" for d in spec.dtypes if is_float(d)):
         return []

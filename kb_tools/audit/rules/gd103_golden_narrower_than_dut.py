@@ -19,7 +19,7 @@ ROLES = (GOLDEN,)  # the file roles (kb_tools/audit/roles.py) the rule reads
 
 def check(ctx: FileContext) -> list[RawFinding]:
     if is_cann_golden(ctx.path):  # judged with the folder's own facts (kb_tools.cann.golden_flow)
-        return cann_findings(ctx.path, CODE)
+        return cann_findings(ctx.path, CODE, ctx.tree)
     spec = ctx.spec
     if spec is None or not spec.widening or any(spec.criteria.get(d) == "cross_check" for d in spec.dtypes if is_float(d)):
         return []

@@ -16,4 +16,4 @@ ROLES = (GOLDEN,)  # the file roles (kb_tools/audit/roles.py) the rule reads
 
 
 def check(ctx: FileContext) -> list[RawFinding]:
-    return cann_findings(ctx.path, CODE) if is_cann_golden(ctx.path) else []
+    return cann_findings(ctx.path, CODE, ctx.tree) if is_cann_golden(ctx.path) else []
