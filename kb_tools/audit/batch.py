@@ -82,14 +82,17 @@ def _audit_with(tree: Tree, files: list[Path], options: dict, indices) -> list[O
     return out
 
 
-_JOB: dict = {}  # in a job process: what it was forked with, and its tree once built (kept across runs)
+_JOB: dict = {}  # in a job process only: its files, options and tree (kept across the runs it is handed)
+
+
+def _start_job(files: list[Path], roots: list[Path], options: dict) -> None:
+    """A job process begins: it builds the tree it reads through (forked: nothing is pickled)."""
+    _JOB.update(files=files, tree=_tree(files, roots, options), options=options)
 
 
 def _audit_run(run: range) -> list[Outcome]:
     """One run of neighbouring files, audited in a job process through the tree it keeps:
     a module one run imported is still parsed when the next run imports it."""
-    if "tree" not in _JOB:
-        _JOB["tree"] = _tree(_JOB["files"], _JOB["roots"], _JOB["options"])
     return _audit_with(_JOB["tree"], _JOB["files"], _JOB["options"], run)
 
 
@@ -112,14 +115,13 @@ def _audit_files(files: list[Path], roots: list[Path], jobs: int | None, options
     jobs = default_jobs(len(files)) if jobs is None else max(1, jobs)
     if jobs == 1 or len(files) < 2:
         return merge(files, _audit_share(files, roots, dict(options), range(len(files))))
-    _JOB.update(files=files, roots=roots, options=dict(options))  # the jobs inherit it when they fork
     gc.freeze()  # what the jobs inherit is never collected there: no copy of every page it sits on
     try:
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_start_job,
+                                 initargs=(files, roots, dict(options))) as pool:
             outcomes = [o for part in pool.map(_audit_run, runs(len(files), jobs)) for o in part]
     finally:
         gc.unfreeze()
-        _JOB.clear()
     return merge(files, outcomes)
 
 
