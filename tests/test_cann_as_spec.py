@@ -152,3 +152,16 @@ def test_topology_flag_on_a_yaml_spec_is_refused_in_one_line(capsys):
     assert main(["usage", str(spec), "--topology", "scan", "-o", "/nonexistent/never"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "SP041 --topology set what a CANN operator folder cannot say" in err[0]
+
+
+def test_a_review_notebook_reads_the_folder_with_the_given_topology(tmp_path, monkeypatch, capsys):
+    from kb_tools.outputs.review_checks import ReviewSession
+
+    folder = _worked_copy(tmp_path, monkeypatch, fixed=True)
+    # exit 1: no KB_USAGE.json yet, which the notebook reports as a missing input
+    assert main(["review", folder, "--topology", "row-reduction", "--format", "notebook", "-o", "rev.ipynb"]) == 1
+    source = json.loads(Path("rev.ipynb").read_text(encoding="utf-8"))
+    code = "".join("".join(c["source"]) for c in source["cells"] if c["cell_type"] == "code")
+    assert "topology='row-reduction')" in code and "target=" not in code
+    session = ReviewSession.open(spec=folder, root=folder, kb_root=str(Path(__file__).parents[1]), topology="row-reduction")
+    assert session.spec.topologies == ("row-reduction",) and session.spec.target == "a2"

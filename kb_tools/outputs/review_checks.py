@@ -87,7 +87,7 @@ class ReviewSession:
     results: list = field(default_factory=list)
 
     @classmethod
-    def open(cls, spec, root=".", usage=None, kb_root=None) -> "ReviewSession":
+    def open(cls, spec, root=".", usage=None, kb_root=None, topology=None, target=None) -> "ReviewSession":
         from kb_tools.contract.selection import select
         from kb_tools.contract.specs import load_spec
         from kb_tools.kb.pages import load_kb
@@ -95,6 +95,10 @@ class ReviewSession:
 
         kb = load_kb(find_root(kb_root))
         op_spec = load_spec(Path(spec))
+        if topology or target:  # a CANN folder's facts set by --topology / --target
+            from kb_tools.contract.cann_spec import overridden
+
+            op_spec = overridden(op_spec, {"topology": topology, "target": target})[0]
         return cls.of(kb, op_spec, select(kb, op_spec), root, usage)
 
     @classmethod

@@ -72,7 +72,7 @@ def build_notebook(plan: ReviewPlan, where: Path):
         code("import pandas as pd\n\nfrom kb_tools.outputs.review_checks import ReviewSession\n\n"
              'pd.set_option("display.max_colwidth", None)\n'
              f"review = ReviewSession.open(spec={_rel(plan.spec_path, where)!r}, root={_rel(plan.root, where)!r},\n"
-             f"                            usage={usage}, kb_root={_rel(plan.kb_root, where)!r})\n"
+             f"                            usage={usage}, kb_root={_rel(plan.kb_root, where)!r}{_given(spec)})\n"
              "review.operator_table()"),
         md("## The operator's facts\n\nPer dtype: the declared criterion and the numbers it applies, the DUT's accumulate "
            "type, and what the golden and the third-party leg compute in (seed 000 §3, §5)."),
@@ -162,3 +162,12 @@ def execute_review(output: Path) -> ReviewRun:
 
     result = execute(Path(output), Path(output).parent, html=False)
     return ReviewRun(result.ipynb, result.error, verdicts_of(nbformat.read(result.ipynb, as_version=4)))
+
+
+def _given(spec) -> str:
+    """``, topology=..., target=...`` where --topology / --target set a CANN folder's facts, so
+    the notebook reads the folder as the command did."""
+    given = {fact: value for fact, value, _, note in getattr(spec, "inferred", ())
+             if note not in spec.description}  # a replaced note: the flag's value is the spec's
+    shown = {"topology": spec.topologies[0] if spec.topologies else None, "target": spec.target}
+    return "".join(f", {fact}={shown[fact]!r}" for fact in given)
