@@ -12,8 +12,8 @@ from pathlib import Path, PurePosixPath
 SKIPPED_DIRS = frozenset({"build", "__pycache__", "node_modules", "site-packages", "venv", "env"})
 
 
-def _is_venv(path: Path) -> bool:
-    return (path / "pyvenv.cfg").is_file()
+def _is_venv(folder: str, name: str) -> bool:
+    return os.path.isfile(os.path.join(folder, name, "pyvenv.cfg"))
 
 
 def excluded(path: PurePosixPath, patterns: list[str]) -> bool:
@@ -36,13 +36,12 @@ def python_files(paths, exclude: list[str] | None = None) -> list[Path]:
                 out.append(given)
             continue
         found = []
-        for folder, dirs, files in os.walk(given):
-            here = Path(folder)
+        for folder, dirs, files in os.walk(given):  # folders as text: a tree of thousands builds no Path for each
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS
-                             and not _is_venv(here / d))
+                             and not _is_venv(folder, d))
             for name in files:
                 if name.endswith(".py") and not name.startswith("."):
-                    path = here / name
+                    path = Path(folder, name)
                     if not exclude or not excluded(PurePosixPath(path.relative_to(given).as_posix()), exclude):
                         found.append(path)
         out.extend(sorted(found))
