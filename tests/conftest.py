@@ -13,6 +13,9 @@ import pytest
 from kb_tools.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
+# Fixtures are inputs (a user's project, an audited tree), never opkb's tests: their test_*.py
+# files are run, where at all, by the test that copies them.
+collect_ignore_glob = ["fixtures/*"]
 
 
 @pytest.fixture(scope="session", autouse=True)

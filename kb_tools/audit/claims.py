@@ -70,8 +70,9 @@ def claim_findings(records, kb, usage_path: Path, source_root: Path, wrapper_pat
 
 
 def claimed_roles(code: str) -> tuple[str, ...]:
-    """The roles the claimed rule reads (its module's ``ROLES``): a GD105 claim makes its file
-    a third-party leg, not a golden too, so the leg's widening cast is not judged as a golden's.
+    """The roles the claimed rule reads (its module's ``ROLES``): a claim on a third-party rule
+    makes its file a third-party leg, not a golden too, so the leg's widening cast is not judged
+    as a golden's.
     A code with no rule module (the wrapper's) takes its family's roles."""
     import importlib
 
