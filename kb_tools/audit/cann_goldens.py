@@ -4,7 +4,7 @@
 (``<op>/tests/assets/golden.py`` beside ``op_host/``) is judged once with its own folder's
 facts (``golden_flow``) and each rule module takes the findings of its code. Certain findings
 keep their code; a finding whose case mode or kernel widening is uncertain is reported under
-GD111 (a warning) and names the code it would be.
+the golden-rule-uncertain code (a warning) and names the code it would be.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from kb_tools.audit.codes import RULES
 from kb_tools.audit.findings import RawFinding
 from kb_tools.cann.golden_flow import GOLDEN, judge_golden
 
-UNCERTAIN = "GD111"
+UNCERTAIN = next(code for code, rule in RULES.items() if rule.name == "golden-rule-uncertain")
 
 
 def is_cann_golden(path: str) -> bool:

@@ -1,7 +1,7 @@
 """GD103 (golden-follows-dut-widening): in a two-party case the golden casts to a dtype that
 is neither declared nor a widening target, and narrower than the DUT's widening. On a CANN
 golden (judged with its folder's facts by ``kb_tools.cann.golden_flow``): a two-party golden
-that never widens the half dtypes the kernel computes in float32 (the opposite of GD108).
+that never widens the half dtypes the kernel computes in float32 (the opposite of golden-wider-than-kernel).
 """
 
 from __future__ import annotations
