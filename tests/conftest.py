@@ -18,6 +18,15 @@ REPO = Path(__file__).resolve().parents[1]
 collect_ignore_glob = ["fixtures/*"]
 
 
+def copy_example(op: str, dest: Path, ignore=("__pycache__",)) -> Path:
+    """examples/<op> copied to ``dest`` as its README says a user copies it: with the files every
+    example shares (harness.py, and conftest.py, which fixes the seed TS105 looks for) beside it."""
+    shutil.copytree(REPO / "examples" / op, dest, ignore=shutil.ignore_patterns(*ignore))
+    for shared in ("conftest.py", "harness.py"):
+        shutil.copy(REPO / "examples" / shared, dest.parent / shared)
+    return dest
+
+
 @pytest.fixture(scope="session", autouse=True)
 def private_kb_cache(tmp_path_factory):
     """The suite's parsed-KB cache lives in its own folder, never in the user's ~/.cache/opkb:

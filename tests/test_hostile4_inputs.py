@@ -12,13 +12,14 @@ import pytest
 
 from conftest import REPO, copy_repo
 from hostile4_support import digest, run_kbt
+from conftest import copy_example
 from hostile_support import SOFTMAX_ROOT, filled_usage, one_line
 
 
 def _source(kbt, tmp_path):
     """The worked example's folder, its selection and records merged against this KB (so a
     control passes whatever pages changed since the example was filled)."""
-    src = shutil.copytree(SOFTMAX_ROOT, tmp_path / "src")
+    src = copy_example(SOFTMAX_ROOT.name, tmp_path / "src", ignore=())
     filled_usage(kbt, src)
     return src
 

@@ -5,18 +5,17 @@ three classic mistakes, in a folder not named after the operator, are all report
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, copy_example
 
 
 @pytest.fixture
 def newcomer(tmp_path):
     """The softmax example under a folder of another name, its spec beside it in ops/."""
     root = tmp_path / "my_norm_work"
-    shutil.copytree(REPO / "examples" / "softmax", root, ignore=shutil.ignore_patterns("__pycache__", "tensors"))
+    copy_example("softmax", root, ignore=("__pycache__", "tensors"))
     (root / "ops" / "softmax.yaml").write_bytes((REPO / "ops" / "softmax.yaml").read_bytes())
     return root
 

@@ -179,7 +179,8 @@ def _index(kb: KnowledgeBase, specs: list[OpSpec], titles: dict[str, str]) -> st
             + _toctree(["router", "ask", "CONTRACT", "bring-your-own-operator",
                         "bring your own CANN operator <kb/playbooks/bring-your-own-cann-operator>", "glossary"], "Start here")
             + _toctree([group for _, group, *_ in _GROUPS], "Rules", depth=2)
-            + _toctree(["notebooks", "operators"], "Proofs and operators", depth=2))
+            + _toctree(["notebooks", "operators", "triton-ascend findings <docs/triton-ascend-findings>"],
+                       "Proofs and operators", depth=2))
 
 
 def write_sources(root: Path, kb: KnowledgeBase, src: Path, executed_dir: Path | None, ops_dir: Path) -> None:
@@ -202,6 +203,8 @@ def write_sources(root: Path, kb: KnowledgeBase, src: Path, executed_dir: Path |
     (src / "router.md").write_text(router)
     (src / "CONTRACT.md").write_text((root / "CONTRACT.md").read_text())
     (src / "bring-your-own-operator.md").write_text((root / "docs" / "bring-your-own-operator.md").read_text())
+    (src / "docs").mkdir()  # where the pages' ../../docs/ links land
+    (src / "docs" / "triton-ascend-findings.md").write_text((root / "docs" / "triton-ascend-findings.md").read_text())
     (src / "glossary.md").write_text(glossary_markdown(load_glossary(root), rel_of))
     from kb_tools.search.askpage import write_ask_page
 
