@@ -21,7 +21,9 @@
 
 # %%
 from kb_tools.outputs.page_facts import rules_shown
+from kb_tools.runtime import backends
 
+BACKENDS = backends.announce(backends.KNOWN)  # first output: the backends that run here, and why others do not
 rules_shown("inplace_layout")  # the fact box and invariants of the pages this notebook proves
 
 # %%
@@ -34,9 +36,7 @@ from kb_tools.kb.root import find_root
 from kb_tools.kernels import inplace, page_code, strided
 from kb_tools.memory.alias import can_alias, mask_size
 from kb_tools.numerics.criteria import judge
-from kb_tools.runtime import backends
 
-BACKENDS = backends.announce(backends.KNOWN)
 KERNELS = [b for b in BACKENDS if b in backends.KERNEL_BACKENDS]
 KB = find_root(None) / "kb"
 RNG = torch.Generator().manual_seed(2026)

@@ -18,7 +18,9 @@
 
 # %%
 from kb_tools.outputs.page_facts import rules_shown
+from kb_tools.runtime import backends
 
+BACKENDS = backends.announce(backends.KNOWN)  # first output: the backends that run here, and why others do not
 rules_shown("launch_shapes")  # the fact box and invariants of the pages this notebook proves
 
 # %%
@@ -30,9 +32,7 @@ from IPython.display import display
 from kb_tools.kb.root import find_root
 from kb_tools.kernels import balance, cat, page_code, rows, slots
 from kb_tools.numerics.criteria import judge
-from kb_tools.runtime import backends
 
-BACKENDS = backends.announce(backends.KNOWN)
 KERNELS = [b for b in BACKENDS if b in backends.KERNEL_BACKENDS]
 KB = find_root(None) / "kb"
 GEN = torch.Generator().manual_seed(7)

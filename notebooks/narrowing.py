@@ -20,7 +20,9 @@
 
 # %%
 from kb_tools.outputs.page_facts import rules_shown
+from kb_tools.runtime import backends
 
+RUN = backends.announce(backends.KNOWN)  # first output: the backends that run here, and why others do not
 rules_shown("narrowing")  # the fact box and invariants of the pages this notebook proves
 
 # %%
@@ -33,10 +35,8 @@ import pandas as pd
 import torch
 from IPython.display import display
 
-from kb_tools.runtime import backends
 from kb_tools.numerics import criteria, integers, promote
 
-RUN = backends.announce(backends.KNOWN)
 BACKENDS = backends.torch_paths(RUN)  # torch code: the golden and the references
 KERNELS = backends.kernel_backends(RUN)  # the device under test: a Triton kernel
 torch.manual_seed(0)

@@ -24,7 +24,9 @@
 
 # %%
 from kb_tools.outputs.page_facts import rules_shown
+from kb_tools.runtime import backends
 
+RUN = backends.announce(backends.KNOWN)  # first output: the backends that run here, and why others do not
 rules_shown("promote")  # the fact box and invariants of the pages this notebook proves
 
 # %%
@@ -32,10 +34,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from kb_tools.runtime import backends
 from kb_tools.numerics import criteria, promote
 
-RUN = backends.announce(backends.KNOWN)
 BACKENDS = backends.torch_paths(RUN)  # torch code: the golden and the references
 KERNELS = backends.kernel_backends(RUN)  # the device under test: a Triton kernel
 torch.manual_seed(0)

@@ -19,7 +19,9 @@
 
 # %%
 from kb_tools.outputs.page_facts import rules_shown
+from kb_tools.runtime import backends
 
+RUN = backends.announce(backends.KNOWN)  # first output: the backends that run here, and why others do not
 rules_shown("random_statistics")  # the fact box and invariants of the pages this notebook proves
 
 # %%
@@ -30,13 +32,11 @@ import numpy as np
 import pandas as pd
 import torch
 
-from kb_tools.runtime import backends
 from kb_tools.memory.alias import mask_size
 from kb_tools.memory.bernoulli import bernoulli_, choose_path
 from kb_tools.memory.expand import expand_inplace
 from kb_tools.numerics.stats import holm, proportion_test
 
-RUN = backends.announce(backends.KNOWN)
 BACKENDS = backends.torch_paths(RUN)  # torch code: the golden and the references
 KERNELS = backends.kernel_backends(RUN)  # the device under test: a Triton kernel
 torch.manual_seed(0)

@@ -15,7 +15,9 @@
 
 # %%
 from kb_tools.outputs.page_facts import rules_shown
+from kb_tools.runtime import backends
 
+BACKENDS = backends.announce(backends.KNOWN)  # first output: the backends that run here, and why others do not
 rules_shown("verification_rules")  # the fact box and invariants of the pages this notebook proves
 
 # %%
@@ -27,9 +29,7 @@ from IPython.display import display
 from kb_tools.kb.root import find_root
 from kb_tools.kernels import page_code, rows, strided
 from kb_tools.numerics.criteria import judge
-from kb_tools.runtime import backends
 
-BACKENDS = backends.announce(backends.KNOWN)
 KB = find_root(None) / "kb"
 GEN = torch.Generator().manual_seed(11)
 

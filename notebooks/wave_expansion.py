@@ -20,7 +20,9 @@
 
 # %%
 from kb_tools.outputs.page_facts import rules_shown
+from kb_tools.runtime import backends
 
+BACKENDS = backends.announce(backends.KNOWN)  # first output: the backends that run here, and why others do not
 rules_shown("wave_expansion")  # the fact box and invariants of the pages this notebook proves
 
 # %%
@@ -28,14 +30,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from kb_tools.runtime import backends
 from kb_tools.memory import cases, parity
 from kb_tools.memory.alias import can_alias, mask_size
 from kb_tools.memory.expand import default_tile, expand_inplace, expand_low_to_high
 from kb_tools.memory.wave_figure import draw_wave_plans
 from kb_tools.memory.waves import plan_problems, plan_waves
 
-BACKENDS = backends.announce(backends.KNOWN)
 DEVICES = backends.torch_paths(BACKENDS)  # torch devices; triton and triton-ascend are the kernel on an interpreter
 RNG = np.random.default_rng(2024)
 

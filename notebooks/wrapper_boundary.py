@@ -16,7 +16,9 @@
 
 # %%
 from kb_tools.outputs.page_facts import rules_shown
+from kb_tools.runtime import backends
 
+RUN = backends.announce(backends.KNOWN)  # first output: the backends that run here, and why others do not
 rules_shown("wrapper_boundary")  # the fact box and invariants of the pages this notebook proves
 
 # %%
@@ -28,13 +30,11 @@ import pandas as pd
 import torch
 from IPython.display import Markdown, display
 
-from kb_tools.runtime import backends
 from kb_tools.audit import audit_path, audit_source
 from kb_tools.audit.report import json_report
 from kb_tools.runtime.timing import compare, interleaved_medians
 from kb_tools.runtime.trace import trace_call
 
-RUN = backends.announce(backends.KNOWN)
 BACKENDS = backends.torch_paths(RUN)  # torch code: the golden and the references
 KERNELS = backends.kernel_backends(RUN)  # the device under test: a Triton kernel
 torch.manual_seed(0)

@@ -157,7 +157,10 @@ def runnable_here(backend: str) -> bool:
 
 def why_not_here(backend: str) -> str:
     if backend == "triton-ascend":
-        return "runs in its own environment and pass (its triton is another package); see <notebook>.triton-ascend.ipynb"
+        if not os.path.exists(ascend_python()):
+            return f"its environment {ascend_python()} does not exist (make ascend-env builds it)"
+        return ("not in this pass: kbt notebooks runs it in a second pass from its own environment (its triton "
+                "is another package), written beside this notebook as <stem>.triton-ascend.ipynb")
     if backend == "triton" and ascend_triton_here():
         return "this process's triton is triton-ascend; triton runs in the main environment's pass"
     if backend == "triton":
