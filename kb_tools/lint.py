@@ -48,6 +48,17 @@ class CheckResult:
         return "failed" if any(d.severity == "error" for d in self.diagnostics) else "passed"
 
 
+def _loaded(load, *args):
+    """What ``load(*args)`` returns, and the diagnostics it raised instead: a check reports a
+    broken file as findings, never as an exception."""
+    try:
+        return load(*args), []
+    except KbErrors as exc:
+        return None, exc.diagnostics
+    except KbError as exc:
+        return None, [exc.diagnostic]
+
+
 def _page_loc(page, key=None):
     return shown_path(page.path), page.lines.get(key) if key else None
 
@@ -178,12 +189,9 @@ def _missing(path: Path, root: Path) -> str | None:
 
 
 def check_citations(ctx):
-    try:
-        seeds = load_sources(ctx.kb.kb_dir)
-    except KbErrors as exc:
-        return 1, exc.diagnostics
-    except KbError as exc:
-        return 1, [exc.diagnostic]
+    seeds, broken = _loaded(load_sources, ctx.kb.kb_dir)
+    if broken:
+        return 1, broken
     here = seeds_dir(ctx.root)
     diags, n = [], 0
     for page in ctx.kb.pages.values():
@@ -258,13 +266,9 @@ def check_specs(ctx):
     diags, files = [], spec_files(ctx.root / "ops")
     first_of: dict[tuple[str, str], Path] = {}
     for path in files:
-        try:
-            spec = load_spec(path)
-        except KbErrors as exc:
-            diags.extend(exc.diagnostics)
-            continue
-        except KbError as exc:
-            diags.append(exc.diagnostic)
+        spec, broken = _loaded(load_spec, path)
+        if broken:
+            diags.extend(broken)
             continue
         first = first_of.setdefault((spec.op, spec.class_id), path)
         if first != path:
@@ -283,12 +287,9 @@ def _squash(text: str) -> str:
 def check_glossary(ctx):
     """Every page the glossary names exists and carries the Chinese term beside the English one,
     and every search string of a term is on at least one of the term's pages."""
-    try:
-        terms = load_glossary(ctx.root)
-    except KbErrors as exc:
-        return 1, exc.diagnostics
-    except KbError as exc:
-        return 1, [exc.diagnostic]
+    terms, broken = _loaded(load_glossary, ctx.root)
+    if broken:
+        return 1, broken
     shown = shown_path(glossary_path(ctx.root))
     texts: dict[str, str] = {}
     diags, n = [], 0
@@ -318,24 +319,18 @@ def check_glossary(ctx):
 
 def check_facts(ctx):
     """A fact several pages need is stated once, on its home page, and quoted as written there."""
-    try:
-        facts = load_facts(ctx.kb.kb_dir)
-    except KbErrors as exc:
-        return 1, exc.diagnostics
-    except KbError as exc:
-        return 1, [exc.diagnostic]
+    facts, broken = _loaded(load_facts, ctx.kb.kb_dir)
+    if broken:
+        return 1, broken
     unloadable = tuple(Path(u).stem for u in ctx.kb.unloadable)
     return len(facts) * len(ctx.kb.pages), fact_drift(ctx.kb.pages, facts, unloadable)
 
 
 def check_values(ctx):
     """A number, choice or list several places state is stated as its home page states it."""
-    try:
-        values = load_values(ctx.kb.kb_dir)
-    except KbErrors as exc:
-        return 1, exc.diagnostics
-    except KbError as exc:
-        return 1, [exc.diagnostic]
+    values, broken = _loaded(load_values, ctx.kb.kb_dir)
+    if broken:
+        return 1, broken
     others = [(shown_path(p), p.read_text(encoding="utf-8")) for p in sorted((ctx.root / "notebooks").glob("*.py"))]
     if (ctx.root / "CONTRACT.md").is_file():
         others.append((shown_path(ctx.root / "CONTRACT.md"), (ctx.root / "CONTRACT.md").read_text(encoding="utf-8")))
@@ -366,10 +361,6 @@ CHECKS = (
 def run_lint(root: Path) -> list[CheckResult]:
     root = Path(root)
     ctx = LintContext(root, load_kb(root))
-    try:
-        ctx.tasks = parse_router(root / "ROUTER.md")
-    except KbErrors as exc:
-        ctx.load_diags = exc.diagnostics
-    except KbError as exc:
-        ctx.load_diags = [exc.diagnostic]
+    tasks, ctx.load_diags = _loaded(parse_router, root / "ROUTER.md")
+    ctx.tasks = tasks or []
     return [CheckResult(name, *fn(ctx)) for name, fn in CHECKS]

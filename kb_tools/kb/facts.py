@@ -16,10 +16,10 @@ from itertools import islice
 from pathlib import Path
 
 from kb_tools.diagnostics import Diagnostic, KbErrors
-from kb_tools.files.text import read_text
-from kb_tools.files.yamlio import LineDict, LineList, load_yaml
+from kb_tools.files.yamlio import LineDict
 from kb_tools.kb.links import links_to
 from kb_tools.kb.pages import shown_path
+from kb_tools.kb.registry_file import read_registry
 
 FACTS_FILE = "facts.yaml"
 _KEYS = {"id", "home", "about", "retired"}
@@ -57,11 +57,7 @@ def load_facts(kb_dir: Path) -> list[Fact]:
     path = facts_path(kb_dir)
     if not path.exists():
         return []
-    shown = shown_path(path)
-    data = load_yaml(read_text(path, code_prefix="FA"), shown, code="FA010")
-    if not isinstance(data, LineDict) or not isinstance(data.get("facts"), LineList):
-        raise KbErrors([Diagnostic(shown, getattr(data, "line", 1), "FA011", "expected a mapping with a 'facts' list")])
-    diags = [Diagnostic(shown, data.line_of(k), "FA012", f"unknown top-level key {k!r}") for k in data if k != "facts"]
+    shown, data, diags = read_registry(path, "facts", ("FA010", "FA011", "FA012"))
     facts, seen = [], {}
     for index, entry in enumerate(data["facts"]):
         fact, problems = _fact(entry, data["facts"].line_of(index))

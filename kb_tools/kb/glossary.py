@@ -11,9 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kb_tools.diagnostics import Diagnostic, KbErrors
-from kb_tools.files.text import read_text
-from kb_tools.files.yamlio import LineDict, LineList, load_yaml
-from kb_tools.kb.pages import shown_path
+from kb_tools.files.yamlio import LineDict
+from kb_tools.kb.registry_file import read_registry
 
 GLOSSARY_FILE = "glossary.yaml"
 _REQUIRED = ("zh", "en", "pages")
@@ -43,12 +42,7 @@ def load_glossary(root: Path) -> list[GlossaryTerm]:
     path = glossary_path(root)
     if not path.exists():
         return []
-    shown = shown_path(path)
-    data = load_yaml(read_text(path, code_prefix="GL"), shown, code="GL010")
-    if not isinstance(data, LineDict) or not isinstance(data.get("terms"), LineList):
-        raise KbErrors([Diagnostic(shown, getattr(data, "line", 1), "GL011", "expected a mapping with a 'terms' list")])
-    unknown_top = [k for k in data if k != "terms"]
-    diags = [Diagnostic(shown, data.line_of(k), "GL012", f"unknown top-level key {k!r}") for k in unknown_top]
+    shown, data, diags = read_registry(path, "terms", ("GL010", "GL011", "GL012"))
     terms = []
     for index, entry in enumerate(data["terms"]):
         line = data["terms"].line_of(index)

@@ -17,11 +17,11 @@ from fractions import Fraction
 from pathlib import Path
 
 from kb_tools.diagnostics import Diagnostic, KbErrors
-from kb_tools.files.text import read_text
-from kb_tools.files.yamlio import LineDict, LineList, load_yaml
+from kb_tools.files.yamlio import LineDict
 from kb_tools.kb.numbers import Number, numbers, parse_value
 from kb_tools.kb.links import links_to
 from kb_tools.kb.pages import shown_path
+from kb_tools.kb.registry_file import read_registry
 from kb_tools.kb.units import sentences, units
 
 VALUES_FILE = "values.yaml"
@@ -76,11 +76,7 @@ def load_values(kb_dir: Path) -> list[Value]:
     path = values_path(kb_dir)
     if not path.exists():
         return []
-    shown = shown_path(path)
-    data = load_yaml(read_text(path, code_prefix="FA"), shown, code="FA020")
-    if not isinstance(data, LineDict) or not isinstance(data.get("values"), LineList):
-        raise KbErrors([Diagnostic(shown, getattr(data, "line", 1), "FA021", "expected a mapping with a 'values' list")])
-    diags = [Diagnostic(shown, data.line_of(k), "FA022", f"unknown top-level key {k!r}") for k in data if k not in ("values", "vocabularies")]
+    shown, data, diags = read_registry(path, "values", ("FA020", "FA021", "FA022"), also=("vocabularies",))
     vocab, problems = _vocabularies(data.get("vocabularies", LineDict()), data.line_of("vocabularies") if "vocabularies" in data else 1)
     diags += [Diagnostic(shown, line, "FA023", msg) for line, msg in problems]
     entries, seen = {}, {}
