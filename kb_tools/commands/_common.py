@@ -24,10 +24,15 @@ def report(diags: list[Diagnostic]) -> int:
     return EXIT_FINDINGS if any(d.severity == "error" for d in diags) else 0
 
 
-def add_folder_flags(parser) -> None:
-    """--topology and --target: what a CANN operator folder cannot say (kb_tools.contract.cann_spec)."""
+def add_spec_arguments(parser) -> None:
+    """The arguments ``spec_of`` reads: the spec or a path that leads to it, ``--spec``, and
+    --topology / --target, what a CANN operator folder cannot say (kb_tools.contract.cann_spec)."""
     from kb_tools.kb import vocabulary as V
 
+    parser.add_argument("spec", nargs="?", default=None, metavar="SPEC_OR_PATH",
+                        help="operator spec (ops/softmax.yaml), or the operator's code or folder to find its spec from "
+                             "(default: the current folder; see kb_tools/contract/discovery.py for the order)")
+    parser.add_argument("--spec", dest="spec_flag", metavar="OPS_YAML", help="the operator spec, when it cannot be found")
     parser.add_argument("--topology", choices=V.TOPOLOGIES, metavar="NAME",
                         help="for a CANN operator folder: the router's topology, in place of the one inferred from "
                              "its category and name (the inference is still printed)")

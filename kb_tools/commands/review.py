@@ -3,13 +3,9 @@ HELP = "a design-review walkthrough of one operator: pages, reasons, claims, aud
 
 
 def configure(parser):
-    from kb_tools.commands._common import add_folder_flags
+    from kb_tools.commands._common import add_spec_arguments
 
-    parser.add_argument("spec", nargs="?", default=None, metavar="SPEC_OR_PATH",
-                        help="operator spec (ops/softmax.yaml), or the operator's code or folder to find its spec from "
-                             "(default: the current folder; see kb_tools/contract/discovery.py for the order)")
-    parser.add_argument("--spec", dest="spec_flag", metavar="OPS_YAML", help="the operator spec, when it cannot be found")
-    add_folder_flags(parser)
+    add_spec_arguments(parser)
     parser.add_argument("--usage", metavar="FILE", help="the operator's KB_USAGE.json (default: the one in the source "
                         "root, else build/<op>/KB_USAGE.json, when present)")
     parser.add_argument("--root", metavar="SRC", help="source root the spec's wrapper and tensors paths are relative to "

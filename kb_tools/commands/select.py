@@ -3,13 +3,9 @@ HELP = "write KB_SELECTION.json for one operator spec"
 
 
 def configure(parser):
-    from kb_tools.commands._common import add_folder_flags
+    from kb_tools.commands._common import add_spec_arguments
 
-    parser.add_argument("spec", nargs="?", default=None, metavar="SPEC_OR_PATH",
-                        help="operator spec (ops/softmax.yaml), or the operator's code or folder to find its spec from "
-                             "(default: the current folder; see kb_tools/contract/discovery.py for the order)")
-    parser.add_argument("--spec", dest="spec_flag", metavar="OPS_YAML", help="the operator spec, when it cannot be found")
-    add_folder_flags(parser)
+    add_spec_arguments(parser)
     parser.add_argument("-o", "--output", metavar="DIR", default=None, help="directory to write into (default: build/<op>)")
 
 
