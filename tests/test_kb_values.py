@@ -107,21 +107,33 @@ def test_a_home_that_stops_stating_its_value_and_a_missing_home_are_reported(kbt
     assert re.search(r"golden-promote\.md:\d+: LN142 home page of value 'fusion-loss' never states it", err)
 
 
-@pytest.mark.parametrize("text", [
-    "values:\n  - {id: a, home: layout-format, about: x, when: [C0], number: 16}\n  - {id: a, home: layout-format, about: y, when: [C0], number: 16}\n",
-    "values:\n  - {id: a, home: layout-format, about: x, when: [C0], number: sixteen and more}\n",
-    "values:\n  - {id: a, home: layout-format, about: x, when: C0, number: 16, id: b}\n",
-    "values:\n  - {id: a, home: layout-format, about: x, when: [C0], same_as: b}\n  - {id: b, home: layout-format, about: y, when: [C0], same_as: a}\n",
-    "values:\n  - {id: a, home: layout-format, about: x, when: [C0], is: fp64}\n",
-    "values: {a: 1}\n",
-    "[unclosed\n",
+_FACTS_CODES = r"FA0\d\d"
+_VALUES_CODES = r"(FA02\d|YA\d+)"
+
+
+@pytest.mark.parametrize("name, codes, text", [
+    ("facts.yaml", _FACTS_CODES, "facts: [1, 2]\n"),
+    ("facts.yaml", _FACTS_CODES, "facts:\n  - {id: Bad Id, home: golden-promote, about: x}\n"),
+    ("facts.yaml", _FACTS_CODES, "facts:\n  - {id: a, home: golden-promote, about: x, retired: [1]}\n  - {id: a, home: golden-promote, about: y}\n"),
+    ("facts.yaml", _FACTS_CODES, "facts: !!python/object/apply:os.system ['true']\n"),
+    ("facts.yaml", _FACTS_CODES, "[unclosed\n"),
+    *[("values.yaml", _VALUES_CODES, text) for text in [
+        "values:\n  - {id: a, home: layout-format, about: x, when: [C0], number: 16}\n  - {id: a, home: layout-format, about: y, when: [C0], number: 16}\n",
+        "values:\n  - {id: a, home: layout-format, about: x, when: [C0], number: sixteen and more}\n",
+        "values:\n  - {id: a, home: layout-format, about: x, when: C0, number: 16, id: b}\n",
+        "values:\n  - {id: a, home: layout-format, about: x, when: [C0], same_as: b}\n  - {id: b, home: layout-format, about: y, when: [C0], same_as: a}\n",
+        "values:\n  - {id: a, home: layout-format, about: x, when: [C0], is: fp64}\n",
+        "values: {a: 1}\n",
+        "[unclosed\n",
+    ]],
 ])
-def test_a_malformed_values_file_is_one_clear_line_per_problem(kbt, repo_copy, text):
-    (repo_copy / "kb" / "values.yaml").write_text(text, "utf-8")
+def test_a_malformed_registry_file_is_one_clear_line_per_problem(kbt, repo_copy, name, codes, text):
+    """facts.yaml and values.yaml share their frame (kb_tools/kb/registry_file.py) and its errors."""
+    (repo_copy / "kb" / name).write_text(text, "utf-8")
     result = kbt("lint", root=repo_copy)
     assert result.code != 0
-    lines = [ln for ln in result.err.splitlines() if "values.yaml" in ln]
-    assert lines and all(re.match(r"\S*kb/values\.yaml:\d+: (FA02\d|YA\d+) ", ln) for ln in lines), result.err
+    lines = [ln for ln in result.err.splitlines() if name in ln]
+    assert lines and all(re.match(rf"\S*kb/{re.escape(name)}:\d+: {codes} ", ln) for ln in lines), result.err
     assert "Traceback" not in result.out + result.err
 
 
