@@ -19,6 +19,16 @@ def judged(op):
     return [(f.line, f.code, f.severity) for f in findings], findings
 
 
+def judged_as(tmp_path, fixture, op, text):
+    """The findings on ``text`` as the golden of ``op``, a copy of the fixture folder ``fixture``."""
+    folder = tmp_path / "math" / op
+    shutil.copytree(ROOT / "math" / fixture, folder)
+    (folder / GOLDEN).write_text(text)
+    findings, error = judge_golden(folder / GOLDEN, f"math/{op}/{GOLDEN.as_posix()}")
+    assert error is None
+    return findings
+
+
 def test_clean_three_party_golden_and_dead_bf16_branch_are_not_findings():
     assert judged("scale_add_good")[0] == []
 
@@ -115,20 +125,15 @@ def test_a_testspec_found_by_ttk_naming_convention_shadows_the_legacy_golden(tmp
 
 
 def test_a_leg_that_never_widens_half_while_the_kernel_does_is_a_warning(tmp_path):
-    op = tmp_path / "math" / "leg_op"
-    shutil.copytree(ROOT / "math" / "scale_add_good", op)
-    text = (op / GOLDEN).read_text()
-    (op / GOLDEN).write_text(text.replace("        wide = x.to(torch.float32)\n        return [(wide * 2.0).to(x.dtype)]",
-                                          "        return [x * 2.0]"))
-    findings, error = judge_golden(op / GOLDEN, "math/leg_op/tests/assets/golden.py")
-    assert error is None and [(f.line, f.code, f.severity) for f in findings] == [(25, "GD110", "warning")]  # its __call__
+    text = (ROOT / "math" / "scale_add_good" / GOLDEN).read_text()
+    findings = judged_as(tmp_path, "scale_add_good", "leg_op", text.replace(
+        "        wide = x.to(torch.float32)\n        return [(wide * 2.0).to(x.dtype)]", "        return [x * 2.0]"))
+    assert [(f.line, f.code, f.severity) for f in findings] == [(25, "GD110", "warning")]  # its __call__
     assert "never widens bfloat16, float16" in findings[0].message
 
 
 def test_methods_called_through_self_or_the_class_are_followed(tmp_path):
-    op = tmp_path / "math" / "meth_op"
-    shutil.copytree(ROOT / "math" / "scale_add_good", op)
-    (op / GOLDEN).write_text(
+    findings = judged_as(tmp_path, "scale_add_good", "meth_op", (
         "import torch\n"
         "__spec__ = {'meth_op': 'MethSpec'}\n"
         "class _Leg:\n"
@@ -144,22 +149,18 @@ def test_methods_called_through_self_or_the_class_are_followed(tmp_path):
         "    def golden(x, **kwargs):\n"
         "        return [MethSpec._exit(torch.from_numpy(x) * 2.0)]\n"
         "    third_party = {'torch': _Leg}\n"
-        "    tolerance = {'float16': {'standard': 'cross_check'}}\n")
-    findings, error = judge_golden(op / GOLDEN, "math/meth_op/tests/assets/golden.py")
-    assert error is None and [(f.line, f.code) for f in findings] == [(5, "GD110"), (11, "GD107")]
+        "    tolerance = {'float16': {'standard': 'cross_check'}}\n"))
+    assert [(f.line, f.code) for f in findings] == [(5, "GD110"), (11, "GD107")]
 
 
 def test_a_dtype_held_in_a_local_name_is_followed(tmp_path):
-    op = tmp_path / "math" / "local_op"
-    shutil.copytree(ROOT / "math" / "mean_two_good", op)
-    (op / GOLDEN).write_text(
+    findings = judged_as(tmp_path, "mean_two_good", "local_op", (
         "import numpy as np\n"
         "__golden__ = {'kernel': {'local_op': 'g'}}\n"
         "def g(x, **kwargs):\n"
         "    cast_type = np.float32 if x.dtype.name == 'float16' else np.float64\n"
         "    keep = np.float32\n"
         "    keep = x.dtype\n"  # assigned twice: not a constant
-        "    return (x.astype(cast_type) * 2).astype(keep)\n")
-    findings, error = judge_golden(op / GOLDEN, "math/local_op/tests/assets/golden.py")
-    assert error is None and [(f.line, f.code) for f in findings] == [(7, "GD108")]
+        "    return (x.astype(cast_type) * 2).astype(keep)\n"))
+    assert [(f.line, f.code) for f in findings] == [(7, "GD108")]
     assert "float64" in findings[0].message
