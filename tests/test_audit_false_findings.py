@@ -6,53 +6,55 @@ the WB107/WB109 good fixtures too."""
 
 from __future__ import annotations
 
+import textwrap
+
+import pytest
+
 from audit_cases import codes
 
 
+def wrapper(body: str, args: str = "x") -> str:
+    """A wrapper that allocates ``y``, runs ``body`` and returns ``y``; as in the other cases its
+    ``def`` is line 2 and ``body`` starts on line 4."""
+    head = f"\ndef op_wrapper({args}):\n    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)\n"
+    return head + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + "\n    return y\n"
+
+
 def test_a_launch_retried_in_its_own_handler_is_one_launch():
-    assert codes("""
-        def op_wrapper(x):
-            y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
-            try:
-                k[(1,)](x, y, x.numel(), 1024)
-            except RuntimeError:
-                k[(1,)](x, y, x.numel(), 256)
-            return y
-    """) == []
+    assert codes(wrapper("""
+        try:
+            k[(1,)](x, y, x.numel(), 1024)
+        except RuntimeError:
+            k[(1,)](x, y, x.numel(), 256)
+    """)) == []
 
 
-def test_a_handler_after_a_completed_launch_launches_a_second_time():
-    assert codes("""
-        def op_wrapper(x):
-            y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
-            try:
+@pytest.mark.parametrize("args, body, found", [
+    ("x", """
+        try:
+            k[(1,)](x, y, x.numel(), 1024)
+            check(y)
+        except RuntimeError:
+            k[(1,)](x, y, x.numel(), 256)
+    """, [(8, "WB109")]),
+    ("x, rows", """
+        try:
+            if rows:
                 k[(1,)](x, y, x.numel(), 1024)
                 check(y)
-            except RuntimeError:
-                k[(1,)](x, y, x.numel(), 256)
-            return y
-    """) == [(8, "WB109")]
-    assert codes("""
-        def op_wrapper(x, rows):
-            y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
-            try:
-                if rows:
-                    k[(1,)](x, y, x.numel(), 1024)
-                    check(y)
-            except RuntimeError:
-                k[(1,)](x, y, x.numel(), 256)
-            return y
-    """) == [(9, "WB109"), (10, "WB109")]  # and the path where rows is false returns with no launch
-    assert codes("""
-        def op_wrapper(x):
-            y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
-            try:
-                k[(1,)](x, y, x.numel(), 1024)
-            except RuntimeError:
-                pass
+        except RuntimeError:
             k[(1,)](x, y, x.numel(), 256)
-            return y
-    """) == [(8, "WB109")]
+    """, [(9, "WB109"), (10, "WB109")]),  # and the path where rows is false returns with no launch
+    ("x", """
+        try:
+            k[(1,)](x, y, x.numel(), 1024)
+        except RuntimeError:
+            pass
+        k[(1,)](x, y, x.numel(), 256)
+    """, [(8, "WB109")]),
+])
+def test_a_handler_after_a_completed_launch_launches_a_second_time(args, body, found):
+    assert codes(wrapper(body, args)) == found
 
 
 def test_the_storage_object_is_metadata_and_a_tensor_method_is_not():
