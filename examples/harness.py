@@ -9,6 +9,7 @@ stays in its own file. The delivered wrappers import nothing from here: they shi
 
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
 import sys
@@ -123,6 +124,20 @@ def span(path: Path, start: str, end: str) -> str:
 def line_of(text: str, needle: str) -> int:
     """The 1-based line of the first row of ``text`` that holds ``needle``."""
     return next(i for i, row in enumerate(text.splitlines(), 1) if needle in row)
+
+
+def concat_inputs(shape, dim, extents, dtype=torch.int64) -> list:
+    """Inputs to a concatenation along ``dim``: ``shape`` with each of ``extents`` along that axis,
+    values counting on from one input to the next, so an element copied to the wrong place shows."""
+    axis = dim % len(shape)
+    tensors, base = [], 0
+    for extent in extents:
+        s = list(shape)
+        s[axis] = extent
+        n = math.prod(s)
+        tensors.append(torch.arange(base, base + n).reshape(s).to(dtype))
+        base += n
+    return tensors
 
 
 def host_trace(wrapper, *args, kernel=None, **kwargs):

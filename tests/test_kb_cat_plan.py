@@ -3,22 +3,29 @@ torch.cat, so the page's corrected version of seed 004 §3.2 cannot drift into a
 
 from __future__ import annotations
 
-import math
-import re
-from pathlib import Path
+import importlib.util
 
 import pytest
 import torch
 
-PAGE = Path(__file__).resolve().parents[1] / "kb" / "patterns" / "cat-lowering.md"
+from conftest import REPO
+from kb_tools.kernels import page_code
 
 
 def _page_plan():
-    blocks = re.findall(r"```python\n(.*?)```", PAGE.read_text("utf-8"), re.S)
-    source = next(b for b in blocks if "def cat_copy_plan" in b)
-    namespace: dict = {}
-    exec(compile(source, str(PAGE), "exec"), namespace)  # noqa: S102 - our own page
-    return namespace["cat_copy_plan"]
+    return page_code.load(REPO / "kb", "cat-lowering", "cat_copy_plan")["cat_copy_plan"]
+
+
+def _example_harness():
+    """examples/harness.py, whose concat_inputs the worked cat example's tests use too; loaded by
+    path: the examples are not a package, and their folder on sys.path would shadow this run's modules."""
+    spec = importlib.util.spec_from_file_location("example_harness", REPO / "examples" / "harness.py")
+    harness = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(harness)
+    return harness
+
+
+concat_inputs = _example_harness().concat_inputs
 
 
 def _replay(plan, tensors):
@@ -39,14 +46,7 @@ CASES = [
 @pytest.mark.parametrize("shape,dim,extents", CASES)
 def test_page_plan_reproduces_torch_cat(shape, dim, extents):
     cat_copy_plan = _page_plan()
-    axis = dim % len(shape)
-    tensors, base = [], 0
-    for extent in extents:
-        s = list(shape)
-        s[axis] = extent
-        n = math.prod(s)
-        tensors.append(torch.arange(base, base + n).reshape(s))
-        base += n
+    tensors = concat_inputs(shape, dim, extents)
     plan = cat_copy_plan([t.shape for t in tensors], dim)
     assert torch.equal(_replay(plan, tensors), torch.cat(tensors, dim).reshape(-1))
     assert all(n > 0 for *_, n in plan)  # a zero-extent input yields no copy

@@ -7,14 +7,12 @@ CUDA; inputs go to the kernel's device and results come back to the CPU.
 
 from __future__ import annotations
 
-import math
-import re
-
 import pytest
 import torch
 
 import make_tensors
-from harness import Example, Launches, host_trace, plant, span
+from harness import Example, Launches, concat_inputs, host_trace, plant, span
+from kb_tools.kernels import page_code
 from kb_tools.numerics.criteria import judge
 from legs.golden import golden_cat
 from ops.prototypes import cat as prototype
@@ -37,26 +35,9 @@ def run(tensors, dim=0):
     return cat_wrapper([t.to(DEVICE) for t in tensors], dim).cpu()
 
 
-def inputs(shape, dim, extents, dtype=torch.int64):
-    """Distinct values per input (so a misplaced block shows), one extent per input along dim."""
-    axis = dim % len(shape)
-    tensors, base = [], 0
-    for extent in extents:
-        s = list(shape)
-        s[axis] = extent
-        n = math.prod(s)
-        tensors.append(torch.arange(base, base + n).reshape(s).to(dtype))
-        base += n
-    return tensors
-
-
 def page_plan():
     """The copy plan printed on kb/patterns/cat-lowering.md, run as written."""
-    text = (REPO / "kb" / "patterns" / "cat-lowering.md").read_text("utf-8")
-    source = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "def cat_copy_plan" in b)
-    namespace: dict = {}
-    exec(compile(source, "cat-lowering.md", "exec"), namespace)  # noqa: S102 - our own page
-    return namespace["cat_copy_plan"]
+    return page_code.load(REPO / "kb", "cat-lowering", "cat_copy_plan")["cat_copy_plan"]
 
 
 @pytest.fixture
@@ -82,7 +63,7 @@ def test_saved_tensors_equal_a_fresh_kernel_run_and_the_golden(dtype):
 def test_corrected_plan_unequal_and_zero_extents(shape, dim, extents):
     """The kernel's placement is the page's corrected plan: outer over the leading axes, each
     input's own inner extent, the output's row stride; equal to torch.cat and to the plan's replay."""
-    tensors = inputs(shape, dim, extents)
+    tensors = concat_inputs(shape, dim, extents)
     result = run(tensors, dim)
     assert torch.equal(result, torch.cat(tensors, dim))
     plan = page_plan()([t.shape for t in tensors], dim)
