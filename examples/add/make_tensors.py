@@ -50,13 +50,9 @@ def run_legs(dtype: str) -> dict:
     return {"input": x, "dut": add_wrapper(x, other, alpha), "golden": golden_add(x, other, alpha)}
 
 
-def main(argv=None) -> int:
+if __name__ == "__main__":
     os.environ.setdefault("TRITON_INTERPRET", "1")  # the saved DUT is the interpreter's run
     from kb_tools.numerics.saved_legs import write_legs
     from ops.prototypes.add import SUPPORTED_DTYPES
 
-    return write_legs(run_legs, SUPPORTED_DTYPES, HERE / "tensors", __doc__.splitlines()[0], argv)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(write_legs(run_legs, SUPPORTED_DTYPES, HERE / "tensors", __doc__.splitlines()[0]))

@@ -44,13 +44,9 @@ def run_legs(dtype: str) -> dict:
     return {"input": x, "other": other, "dut": floor_divide_wrapper(x, other), "golden": golden_floor_divide(x, other)}
 
 
-def main(argv=None) -> int:
+if __name__ == "__main__":
     os.environ.setdefault("TRITON_INTERPRET", "1")  # the saved DUT is the interpreter's run
     from kb_tools.numerics.saved_legs import write_legs
     from ops.prototypes.floor_divide import SUPPORTED_DTYPES
 
-    return write_legs(run_legs, SUPPORTED_DTYPES, HERE / "tensors", __doc__.splitlines()[0], argv)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(write_legs(run_legs, SUPPORTED_DTYPES, HERE / "tensors", __doc__.splitlines()[0]))

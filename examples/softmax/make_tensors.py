@@ -54,13 +54,9 @@ def run_legs(dtype: str, device: str | None = "cpu") -> dict:
             "third_party": third_party_softmax(x, DIM, device)}
 
 
-def main(argv=None) -> int:
+if __name__ == "__main__":
     os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported: the saved DUT is the interpreter's
     from kb_tools.numerics.saved_legs import write_legs
     from ops.prototypes.softmax import SUPPORTED_DTYPES
 
-    return write_legs(run_legs, SUPPORTED_DTYPES, HERE / "tensors", __doc__.splitlines()[0], argv)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(write_legs(run_legs, SUPPORTED_DTYPES, HERE / "tensors", __doc__.splitlines()[0]))
