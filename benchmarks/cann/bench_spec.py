@@ -63,12 +63,11 @@ def main(argv: list[str]) -> int:
     jobs = int(argv[argv.index("--jobs") + 1]) if "--jobs" in argv else 0
     assert spec(root, jobs) == spec(root, 1), "pooled output differs from serial"
     t_floor = best(floor, root)
-    t_spec = best(spec, root, jobs)
-    t_serial = best(spec, root, 1)
     print(f"operators: {len(find_operators(root))}")
     print(f"floor (ast.parse goldens + one read of C++ and CSV): {t_floor:.3f} s")
-    print(f"kbt spec (pool, jobs={jobs or 'cpus'}): {t_spec:.3f} s  ratio {t_spec / t_floor:.2f}")
-    print(f"kbt spec (serial): {t_serial:.3f} s  ratio {t_serial / t_floor:.2f}")
+    for name, n in ((f"pool, jobs={jobs or 'cpus'}", jobs), ("serial", 1)):
+        t = best(spec, root, n)
+        print(f"kbt spec ({name}): {t:.3f} s  ratio {t / t_floor:.2f}")
     return 0
 
 
