@@ -59,3 +59,17 @@ def test_every_kind_of_node_is_walked_into():
               "    global g\n    del b[0]\n    async with m as (n, o):\n        yield lambda: (yield)\n")
     tree = ast.parse(source)
     assert [id(n) for n in walk_nodes(tree)] == _walked(tree)
+
+
+def test_nodes_of_one_class_are_the_walk_filtered_in_order():
+    """``of`` is what a rule that looks for one kind of node read before: the walk filtered
+    by class, in walk order, for the module and for each function (grouped once, then kept)."""
+    for path in _sources():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        index = NodeIndex(tree)
+        for cls in (ast.Call, ast.Assign, ast.Attribute, ast.Name, ast.Compare):
+            assert [id(n) for n in index.of(cls)] == [id(n) for n in ast.walk(tree) if isinstance(n, cls)], path
+            for fn in (n for n in index.nodes if isinstance(n, FUNCTIONS)):
+                assert [id(n) for n in index.of(cls, fn)] == [id(n) for n in ast.walk(fn) if isinstance(n, cls)]
+                assert index.of(cls, fn) is index.of(cls, fn)
+    assert NodeIndex(ast.parse("x = 1")).of(ast.Call) == []

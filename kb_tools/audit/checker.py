@@ -41,6 +41,7 @@ from kb_tools.audit.kinds import (
 from kb_tools.audit.launches import BLAMED_ZERO, LaunchCounting
 from kb_tools.audit.module import FUNCTION_DEFS, launch_target
 from kb_tools.audit.names import bind_import, qualname, record_import
+from kb_tools.audit.node_index import child_nodes, walk_nodes
 from kb_tools.audit.rules import (
     wb102_host_layout_change as wb102,
     wb103_host_reshape_or_slice as wb103,
@@ -135,11 +136,11 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         kernels = self.module.local_kernels(fn)
         evidence = self.module.evidence.get(id(fn))
         if evidence is None:
-            evidence = self.module.evidence[id(fn)] = tensor_evidence(fn, self.module.index.walk(fn), launchers | kernels,
+            evidence = self.module.evidence[id(fn)] = tensor_evidence(fn, self.module.index, launchers | kernels,
                                                                        self.aliases)
         elements = self.module.elements.get(id(fn))
         if elements is None:
-            elements = self.module.elements[id(fn)] = element_evidence(fn, self.module.index.walk(fn))
+            elements = self.module.elements[id(fn)] = element_evidence(fn, self.module.index)
         frame = Frame(fn, fn.name, self.module.launches(fn), evidence, kernels, called_at, elements=elements)
         self.frames.append(frame)
         # `alloc=torch.empty`: a call of the parameter is that allocation, unless the caller passed another
@@ -205,7 +206,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             if not self.nested and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
                     and isinstance(value.func.value, ast.Name):  # outs.append(y): outs is made from y too
                 self.frame.flows.setdefault(value.func.value.id, set()).update(
-                    n.id for a in (*value.args, *(k.value for k in value.keywords)) for n in ast.walk(a)
+                    n.id for a in (*value.args, *(k.value for k in value.keywords)) for n in walk_nodes(a)
                     if isinstance(n, ast.Name))
         elif isinstance(s, ast.Return):
             kind = self.expr(s.value) if s.value is not None else P
@@ -273,7 +274,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         value = s.value
         frame = self.frame
         for target in s.targets:
-            for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
+            for name in (n.id for n in walk_nodes(target) if isinstance(n, ast.Name)):
                 if name in frame.empties and name not in used and name in same_buffer(value, made_from=True):
                     self.retire(name, s.lineno)  # `out = out.sum()`: the buffer is no longer what `out` holds
                 frame.flows.setdefault(name, set()).update(used)
@@ -365,7 +366,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         method = getattr(self, "e_" + type(e).__name__, None)
         if method is not None:
             return method(e)
-        for child in ast.iter_child_nodes(e):
+        for child in child_nodes(e):
             if isinstance(child, ast.expr):
                 self.expr(child)
         return U
@@ -798,7 +799,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             return kind
         if isinstance(arg, ast.Lambda):
             names = self.module.launchers | self.frame.kernel_names
-            launches = any(isinstance(n, ast.Call) and launch_target(n, names) for n in ast.walk(arg.body))
+            launches = any(isinstance(n, ast.Call) and launch_target(n, names) for n in walk_nodes(arg.body))
             return K if launches else kind
         if isinstance(arg, ast.Name) and arg.id not in self.env:
             fn = self.frame.local_defs.get(arg.id) or self.module.helpers.get(arg.id)

@@ -10,6 +10,7 @@ import ast
 from weakref import WeakKeyDictionary
 
 from kb_tools.audit.names import dotted, qualname
+from kb_tools.audit.node_index import walk_nodes
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 MAX_BASES = 16  # classes of one module looked at for an autograd.Function base (a cycle of bases ends)
@@ -67,7 +68,7 @@ def torch_members(cls: ast.ClassDef, aliases: dict[str, str]) -> dict[str, str]:
         if not isinstance(item, FUNCTION_DEFS) or not (item.args.posonlyargs + item.args.args):
             continue
         me = (item.args.posonlyargs + item.args.args)[0].arg
-        for node in ast.walk(item):
+        for node in walk_nodes(item):
             if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Call, ast.Attribute, ast.Name)):
                 built = node.value.func if isinstance(node.value, ast.Call) else node.value  # nn.GELU() or F.gelu
                 q = qualname(built, aliases) or ""
@@ -96,7 +97,7 @@ def built_members(cls: ast.ClassDef) -> dict[str, str]:
         if not isinstance(item, FUNCTION_DEFS) or not (item.args.posonlyargs + item.args.args):
             continue
         me = (item.args.posonlyargs + item.args.args)[0].arg
-        for node in ast.walk(item):
+        for node in walk_nodes(item):
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name):
                 for t in node.targets:
                     if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me:

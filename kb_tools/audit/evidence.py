@@ -13,25 +13,27 @@ import ast
 from kb_tools.audit import tables as tb
 from kb_tools.audit.module import launch_target
 from kb_tools.audit.names import dotted, qualname
-from kb_tools.audit.node_index import walk_nodes
+from kb_tools.audit.node_index import NodeIndex, walk_nodes
+
+_ASSIGN, _ATTRIBUTE, _CALL, _NAME = ast.Assign, ast.Attribute, ast.Call, ast.Name
 
 
-def tensor_evidence(fn, nodes: list, launchers: set[str], aliases: dict[str, str]) -> set[str]:
+def tensor_evidence(fn, index: NodeIndex, launchers: set[str], aliases: dict[str, str]) -> set[str]:
     """Names the function itself uses as tensors: metadata or a tensor-only method read
     from them, a torch function called on them, a slice of them handed to a launch, or
     (parameters without a default that are never used as Python numbers) passed to a kernel
     launch, directly or in a list that the launch unpacks (``inputs = [x, w, out]; kernel(*inputs)``).
-    ``nodes`` are ``fn``'s, in ``ast.walk`` order (``NodeIndex.walk``)."""
+    ``fn``'s nodes are read from ``index`` by class: only what the sets below collect depends on them."""
     names, launched = set(), set()
     no_default = _params_without_default(fn)
     packed: dict[str, list] = {}  # list and tuple literals bound to a name
     keyed: dict[str, list] = {}  # the values put in a dict bound to a name (``dict(a=x)``, ``{'a': x}``, ``d['a'] = x``)
     derived: dict[str, str] = {}  # ``t = src.view(...)``: t is a tensor only if src is one
-    for node in nodes:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
+    for node in index.of(_ASSIGN, fn):  # in walk order: a later binding of a name replaces an earlier one
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
                 and isinstance(node.targets[0].value, ast.Name):
             keyed.setdefault(node.targets[0].value.id, []).append(node.value)
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             target, value = node.targets[0].id, node.value
             if isinstance(value, (ast.List, ast.Tuple)):
                 packed[target] = value.elts
@@ -42,53 +44,53 @@ def tensor_evidence(fn, nodes: list, launchers: set[str], aliases: dict[str, str
             elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
                     and isinstance(value.func.value, ast.Name) and value.func.attr in tb.TENSOR_TO_TENSOR:
                 derived[target] = value.func.value.id
-    for node in nodes:
-        if isinstance(node, ast.Attribute) and node.attr in tb.META_ATTRS and isinstance(node.value, ast.Name) \
+    for node in index.of(_ATTRIBUTE, fn):
+        if node.attr in tb.META_ATTRS and isinstance(node.value, ast.Name) \
                 and isinstance(node.ctx, ast.Load):  # ctx.shape = shape stores on ctx: no tensor read
             names.add(node.value.id)
-        elif isinstance(node, ast.Call):
-            func = node.func
-            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in tb.TENSOR_ONLY_METHODS:
-                names.add(func.value.id)
-            elif (torch_func := torch_name(qualname(func, aliases))) and node.args:
-                if torch_func not in tb.TORCH_CONSTRUCTORS:
-                    first = node.args[0]
-                    elts = first.elts if isinstance(first, (ast.List, ast.Tuple)) else [first]
-                    names.update(e.id for e in elts if isinstance(e, ast.Name))
-            elif launch_target(node, launchers):
-                args = list(node.args) + [kw.value for kw in node.keywords]
-                for a in node.args:
-                    if isinstance(a, ast.Starred) and isinstance(a.value, ast.Name):
-                        args += packed.get(a.value.id, [])
-                launched.update(a.id for a in args if isinstance(a, ast.Name))
-                # a slice handed to a kernel, as an argument or in the dict the launch unpacks
-                # (``kw['idx'] = idx[a:b]; k[g](**kw)``), is a slice of a tensor: a kernel takes no list
-                unpacked = [v for kw in node.keywords if kw.arg is None and isinstance(kw.value, ast.Name)
-                            for v in keyed.get(kw.value.id, ())]
-                names.update(a.value.id for a in args + unpacked if isinstance(a, ast.Subscript)
-                             and isinstance(a.slice, ast.Slice) and isinstance(a.value, ast.Name))
+    for node in index.of(_CALL, fn):  # what it adds to sets does not depend on the order of the two loops
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in tb.TENSOR_ONLY_METHODS:
+            names.add(func.value.id)
+        elif (torch_func := torch_name(qualname(func, aliases))) and node.args:
+            if torch_func not in tb.TORCH_CONSTRUCTORS:
+                first = node.args[0]
+                elts = first.elts if isinstance(first, (ast.List, ast.Tuple)) else [first]
+                names.update(e.id for e in elts if isinstance(e, ast.Name))
+        elif launch_target(node, launchers):
+            args = list(node.args) + [kw.value for kw in node.keywords]
+            for a in node.args:
+                if isinstance(a, ast.Starred) and isinstance(a.value, ast.Name):
+                    args += packed.get(a.value.id, [])
+            launched.update(a.id for a in args if isinstance(a, ast.Name))
+            # a slice handed to a kernel, as an argument or in the dict the launch unpacks
+            # (``kw['idx'] = idx[a:b]; k[g](**kw)``), is a slice of a tensor: a kernel takes no list
+            unpacked = [v for kw in node.keywords if kw.arg is None and isinstance(kw.value, ast.Name)
+                        for v in keyed.get(kw.value.id, ())]
+            names.update(a.value.id for a in args + unpacked if isinstance(a, ast.Subscript)
+                         and isinstance(a.slice, ast.Slice) and isinstance(a.value, ast.Name))
     for name in list(launched | names):  # what a launched view was made from was a tensor too
         seen = {name}
         while name in derived and derived[name] not in seen:
             name = derived[name]
             seen.add(name)
             launched.add(name)
-    return names | (launched & no_default) - python_number_uses(nodes, aliases)
+    return names | (launched & no_default) - python_number_uses(fn, index, aliases)
 
 
 SEQUENCES = ("list", "List", "tuple", "Tuple", "Sequence", "MutableSequence")
 
 
-def element_evidence(fn, nodes: list) -> set[str]:
+def element_evidence(fn, index: NodeIndex) -> set[str]:
     """Names whose elements are tensors (a list or tuple of tensors): parameters annotated so
     (``sources: Sequence[torch.Tensor]``, ``list[Tensor | None]``), and names the function reads
     metadata or a tensor-only method from at a position (``indices[0].numel()``), so that
     ``xs[j]`` is a tensor too. A lookup by key (``args["x"].dtype``) says nothing of the other
-    keys' values. ``nodes``: the function's, in ``ast.walk`` order."""
+    keys' values. ``fn``'s attributes are read from ``index``."""
     a = fn.args
     found = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs if _holds_tensors(p.annotation)}
-    for node in nodes:
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and (
+    for node in index.of(_ATTRIBUTE, fn):
+        if isinstance(node.ctx, ast.Load) and (
                 node.attr in tb.META_ATTRS or node.attr in tb.TENSOR_ONLY_METHODS):
             item = node.value
             if isinstance(item, ast.Subscript) and isinstance(item.value, ast.Name) \
@@ -168,55 +170,54 @@ def _arithmetic_names(node) -> set[str]:
     return set()
 
 
-def python_number_uses(nodes: list, aliases: dict[str, str]) -> set[str]:
+def python_number_uses(fn, index: NodeIndex, aliases: dict[str, str]) -> set[str]:
     """Names used the way only Python numbers and flags are: in arithmetic or comparisons
     with constants or metadata (``n * 2``, ``ratio == 4``), in integer idioms (``a // b``,
     ``(end - start) // step``), as shapes or counts (``torch.empty(m, n)``, ``triton.cdiv(n, b)``), as a bare
     condition (``if rotate``), or with an int-only method (``chunk_size.bit_length()``).
-    ``nodes``: the function's, in ``ast.walk`` order."""
+    ``fn``'s nodes are read from ``index`` by class: each kind adds to one set, in any order."""
     scalars, packed = set(), {}
-    for node in nodes:
-        if isinstance(node, ast.Assign) and _reads_metadata(node.value):
+    for node in index.of(_ASSIGN, fn):  # in walk order: a later tuple bound to a name replaces an earlier one
+        if _reads_metadata(node.value):
             for target in node.targets:
-                scalars.update(n.id for n in walk_nodes(target) if isinstance(n, ast.Name))
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Tuple):
+                scalars.update(n.id for n in walk_nodes(target) if n.__class__ is _NAME)
+        if isinstance(node.value, ast.Tuple):
             packed.update((t.id, node.value.elts) for t in node.targets if isinstance(t, ast.Name))
     found = set()
-    for node in nodes:
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):  # K[grid](...): a grid holds numbers
-            grid = node.func.slice
+    for node in index.of(_CALL, fn):
+        func = node.func
+        if isinstance(func, ast.Subscript):  # K[grid](...): a grid holds numbers
+            grid = func.slice
             elts = grid.elts if isinstance(grid, ast.Tuple) else packed.get(getattr(grid, "id", None), [])
             found.update(n for e in elts for n in _arithmetic_names(e))
-        pairs = []
-        if isinstance(node, ast.BinOp):
-            pairs = [(node.left, node.right), (node.right, node.left)]
-        elif isinstance(node, ast.Compare) and not all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+        if isinstance(func, ast.Attribute) and func.attr in tb.INT_METHODS and isinstance(func.value, ast.Name):
+            found.add(func.value.id)
+        elif _takes_python_numbers(func, aliases):
+            for arg in node.args:  # math.ceil((end - start) / step): all three are numbers
+                elts = arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]
+                found.update(n for e in elts for n in _arithmetic_names(e))
+    for node in index.of(ast.BinOp, fn):
+        if isinstance(node.op, INTEGER_OPS):
+            found.update(_arithmetic_names(node.left) | _arithmetic_names(node.right))
+        for name, other in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(name, ast.Name) and _scalar_operand(other, scalars):
+                found.add(name.id)
+    for node in index.of(ast.Compare, fn):
+        if not all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
             # a name compared in the chain with any scalar operand but itself: counted, not
             # paired, so `d < d < ... < d` of n terms costs n tests rather than n * n pairs
             operands = [node.left, *node.comparators]
             scalar = [_scalar_operand(o, scalars) for o in operands]
             n_scalar = sum(scalar)
             found.update(o.id for o, own in zip(operands, scalar) if isinstance(o, ast.Name) and n_scalar - own > 0)
-        elif isinstance(node, (ast.If, ast.While, ast.IfExp)):
-            tests = node.test.values if isinstance(node.test, ast.BoolOp) else [node.test]
-            found.update(t.operand.id if isinstance(t, ast.UnaryOp) else t.id for t in tests
-                         if isinstance(t, ast.Name) or isinstance(t, ast.UnaryOp) and isinstance(t.operand, ast.Name))
-            for t in tests:  # `if block >= n:` orders two sizes (a host branch on tensors would be a data read)
-                if isinstance(t, ast.Compare) and all(isinstance(op, ORDERING_OPS) for op in t.ops) \
-                        and all(isinstance(o, ast.Name) for o in [t.left, *t.comparators]):
-                    found.update(o.id for o in [t.left, *t.comparators])
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in tb.INT_METHODS \
-                and isinstance(node.func.value, ast.Name):
-            found.add(node.func.value.id)
-        elif isinstance(node, ast.Call) and _takes_python_numbers(node.func, aliases):
-            for arg in node.args:  # math.ceil((end - start) / step): all three are numbers
-                elts = arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]
-                found.update(n for e in elts for n in _arithmetic_names(e))
-        if isinstance(node, ast.BinOp) and isinstance(node.op, INTEGER_OPS):
-            found.update(_arithmetic_names(node.left) | _arithmetic_names(node.right))
-        for name, other in pairs:
-            if isinstance(name, ast.Name) and _scalar_operand(other, scalars):
-                found.add(name.id)
+    for node in (*index.of(ast.If, fn), *index.of(ast.While, fn), *index.of(ast.IfExp, fn)):
+        tests = node.test.values if isinstance(node.test, ast.BoolOp) else [node.test]
+        found.update(t.operand.id if isinstance(t, ast.UnaryOp) else t.id for t in tests
+                     if isinstance(t, ast.Name) or isinstance(t, ast.UnaryOp) and isinstance(t.operand, ast.Name))
+        for t in tests:  # `if block >= n:` orders two sizes (a host branch on tensors would be a data read)
+            if isinstance(t, ast.Compare) and all(isinstance(op, ORDERING_OPS) for op in t.ops) \
+                    and all(isinstance(o, ast.Name) for o in [t.left, *t.comparators]):
+                found.update(o.id for o in [t.left, *t.comparators])
     return found
 
 

@@ -36,6 +36,7 @@ class FileContext:
     spec: OpSpec | None = None
     aliases: dict[str, str] = field(default_factory=dict)
     nodes: list[ast.AST] = field(default_factory=list)  # every node, walked once (``module.index``)
+    memo: dict = field(default_factory=dict)  # what a rule computed once for this file, by (code, what)
 
     @classmethod
     def build(cls, path: str, tree: ast.Module, module: ModuleInfo, spec: OpSpec | None) -> "FileContext":

@@ -126,8 +126,12 @@ def _scan(fn: ast.AST, nodes: list[ast.AST], env: dict[str, str], halves: str, a
 
 
 def _exponentials(ctx: FileContext) -> bool:
-    """Whether the file calls an exponential at all (else no load's width matters)."""
-    return any(isinstance(n, ast.Attribute) and n.attr in EXP_NAMES for n in ctx.nodes)
+    """Whether the file calls an exponential at all (else no load's width matters): its
+    attributes read once from the index, the answer kept for ``undecided``."""
+    key = (CODE, "exponentials")
+    if key not in ctx.memo:
+        ctx.memo[key] = any(n.attr in EXP_NAMES for n in ctx.module.index.of(ast.Attribute))
+    return ctx.memo[key]
 
 
 _declared_memo: dict = {}  # the last file's declared dtypes: KN101 and its note read them once

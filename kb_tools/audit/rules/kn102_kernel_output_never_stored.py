@@ -12,7 +12,7 @@ from kb_tools.audit.findings import RawFinding
 from kb_tools.audit.kernel_rules import bound_arguments, is_load
 from kb_tools.audit.module import launch_target
 from kb_tools.audit.names import dotted, qualname
-from kb_tools.audit.node_index import walk_nodes
+from kb_tools.audit.node_index import NodeIndex, child_nodes, walk_nodes
 from kb_tools.audit.roles import IMPL
 
 CODE = "KN102"
@@ -30,7 +30,8 @@ WRAPPING = (ast.BinOp, ast.UnaryOp, ast.Subscript, ast.Tuple, ast.List, ast.Star
 
 
 def _parents(nodes: list[ast.AST]) -> dict[int, ast.AST]:
-    return {id(child): node for node in nodes for child in ast.iter_child_nodes(node)}
+    """Each node's parent (expression contexts left out: a use is found from its name up)."""
+    return {id(child): node for node in nodes for child in child_nodes(node)}
 
 
 class _Kernel:
@@ -38,13 +39,13 @@ class _Kernel:
     parent, and the names each assignment reads and binds (loads and metadata reads left out:
     a loaded value is data, not the output)."""
 
-    def __init__(self, nodes: list[ast.AST]):
-        self.nodes = nodes
-        self.parents = _parents(nodes)
-        self.flows = [({n.id for n in walk_nodes(a.value) if isinstance(n, ast.Name)},
-                       [n.id for t in a.targets for n in walk_nodes(t) if isinstance(n, ast.Name)])
-                      for a in nodes if isinstance(a, ast.Assign)
-                      and not (is_load(a.value) or (isinstance(a.value, ast.Attribute) and a.value.attr in META_ATTRS))]
+    def __init__(self, index: NodeIndex, fn: ast.AST):
+        self.names = index.of(ast.Name, fn)
+        self.parents = _parents(index.walk(fn))
+        self.flows = [({n.id for n in walk_nodes(a.value) if n.__class__ is ast.Name},
+                       [n.id for t in a.targets for n in walk_nodes(t) if n.__class__ is ast.Name])
+                      for a in index.of(ast.Assign, fn)
+                      if not (is_load(a.value) or (isinstance(a.value, ast.Attribute) and a.value.attr in META_ATTRS))]
 
 
 def _derived(kernel: _Kernel, param: str) -> set[str]:
@@ -92,14 +93,14 @@ def _use_is_store(name: ast.Name, parents: dict[int, ast.AST]) -> bool:
 def _stored(kernel: _Kernel, param: str) -> bool:
     """Whether the kernel may write ``param`` or a name made from it."""
     names = _derived(kernel, param)
-    return any(isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)
-               and _use_is_store(n, kernel.parents) for n in kernel.nodes)
+    return any(n.id in names and isinstance(n.ctx, ast.Load)
+               and _use_is_store(n, kernel.parents) for n in kernel.names)
 
 
-def _allocations(nodes: list[ast.AST], aliases: dict[str, str]) -> dict[str, int]:
+def _allocations(assigns: list[ast.Assign], aliases: dict[str, str]) -> dict[str, int]:
     found = {}
-    for node in nodes:
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+    for node in assigns:
+        if isinstance(node.value, ast.Call) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             parts = dotted(node.value.func) or []
             q = qualname(node.value.func, aliases) or ""
             if parts and parts[-1] in ALLOC_NAMES and (q.startswith("torch.") or parts[-1] == "new_empty"):
@@ -112,8 +113,8 @@ def _stub(fn: ast.AST) -> bool:
     return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)) for s in fn.body)
 
 
-def _uses(nodes: list[ast.AST], name: str) -> list[int]:
-    return [n.lineno for n in nodes if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+def _uses(names: list[ast.Name], name: str) -> list[int]:
+    return [n.lineno for n in names if n.id == name and isinstance(n.ctx, ast.Load)]
 
 
 def check(ctx: FileContext) -> list[RawFinding]:
@@ -124,13 +125,13 @@ def check(ctx: FileContext) -> list[RawFinding]:
         return []
     out = []
     read: dict[int, _Kernel] = {}  # id(kernel) -> its reading, shared by every launch and parameter
+    index = ctx.module.index
     for info in ctx.module.functions:
-        nodes = ctx.walk(info.node)
-        allocated = _allocations(nodes, ctx.aliases)
+        allocated = _allocations(index.of(ast.Assign, info.node), ctx.aliases)
         if not allocated:
             continue
         passed: dict[str, list[tuple[ast.FunctionDef, ast.arg, int]]] = {}
-        for call in (n for n in nodes if isinstance(n, ast.Call)):
+        for call in index.of(ast.Call, info.node):
             target = launch_target(call, set(kernels))
             kernel = kernels.get((target or "").split(".")[-1])
             if kernel is None:
@@ -140,10 +141,10 @@ def check(ctx: FileContext) -> list[RawFinding]:
                     passed.setdefault(arg.id, []).append((kernel, param, call.lineno, call.end_lineno or call.lineno))
         for name, launches in passed.items():
             first, last = min(l for *_, l, _e in launches), max(e for *_, e in launches)  # the launch's own arguments are not after it
-            uses = _uses(nodes, name)
+            uses = _uses(index.of(ast.Name, info.node), name)
             if any(allocated[name] < u < first for u in uses) or not any(u > last for u in uses):
                 continue  # filled or read before the launch, or never consumed after it
-            if any(_stored(read.get(id(kernel)) or read.setdefault(id(kernel), _Kernel(ctx.walk(kernel))), param.arg)
+            if any(_stored(read.get(id(kernel)) or read.setdefault(id(kernel), _Kernel(index, kernel)), param.arg)
                    for kernel, param, *_ in launches):
                 continue
             kernel, param, *_ = launches[0]

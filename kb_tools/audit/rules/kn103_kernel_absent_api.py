@@ -20,16 +20,18 @@ def check(ctx: FileContext) -> list[RawFinding]:
     table = absent_api()
     if not table:
         return []
+    # a call can match an entry only by its last name (``written == k`` or ``q.endswith("." + k)``,
+    # q being ``written`` with its first name resolved): the other calls are passed over unresolved
+    lasts = {k.rsplit(".", 1)[-1] for k in table}
     out = []
-    for node in ctx.nodes:
-        if isinstance(node, ast.Call):
-            parts = dotted(node.func)
-            if not parts or len(parts) < 2:
-                continue
-            written = ".".join(parts)
-            q = qualname(node.func, ctx.aliases) or written
-            hit = next((k for k in table if written == k or q.endswith("." + k)), None)
-            if hit:
-                out.append(RawFinding(node.lineno, node.col_offset, CODE,
-                                      f"{hit} does not exist (kb/api_inventory.yaml); use {table[hit]}"))
+    for node in ctx.module.index.of(ast.Call):
+        parts = dotted(node.func)
+        if not parts or len(parts) < 2 or parts[-1] not in lasts:
+            continue
+        written = ".".join(parts)
+        q = qualname(node.func, ctx.aliases) or written
+        hit = next((k for k in table if written == k or q.endswith("." + k)), None)
+        if hit:
+            out.append(RawFinding(node.lineno, node.col_offset, CODE,
+                                  f"{hit} does not exist (kb/api_inventory.yaml); use {table[hit]}"))
     return out

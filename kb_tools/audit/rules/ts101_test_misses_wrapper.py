@@ -18,6 +18,7 @@ from kb_tools.audit.findings import RawFinding
 from kb_tools.audit.golden_rules import defines_kernels
 from kb_tools.audit.module import FUNCTION_DEFS, launch_target
 from kb_tools.audit.names import dotted
+from kb_tools.audit.node_index import child_nodes, walk_nodes
 from kb_tools.audit.roles import TEST, is_golden_name, is_test_name
 from kb_tools.audit.suite_rules import collect_tests, wrapper_targets
 
@@ -30,7 +31,7 @@ def _reaches(fn: ast.AST, targets: set[str], launchers: set[str], calls: dict[st
     names (walked with a work list: a long call chain costs no recursion)."""
     work = [fn]
     while work:
-        for node in ast.walk(work.pop()):
+        for node in walk_nodes(work.pop()):
             if isinstance(node, ast.Name):
                 if node.id in targets:
                     return True
@@ -52,7 +53,7 @@ def _script_launch(ctx: FileContext) -> ast.Call | None:
         if isinstance(node, ast.Call) and (launch_target(node, ctx.module.launchers)
                                            or isinstance(node.func, ast.Name) and node.func.id in launching):
             return node
-        work.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, (*FUNCTION_DEFS, ast.ClassDef, ast.Lambda)))
+        work.extend(c for c in child_nodes(node) if not isinstance(c, (*FUNCTION_DEFS, ast.ClassDef, ast.Lambda)))
     return None
 
 
@@ -98,7 +99,7 @@ def _runs_only_known_code(test: ast.AST, functions: dict[str, ast.AST], aliases:
     from elsewhere may be, and so is not known."""
     work, seen = [test], {test.name}
     while work:
-        for node in ast.walk(work.pop()):
+        for node in walk_nodes(work.pop()):
             if not isinstance(node, ast.Call) or _golden_call(node):
                 continue
             parts = dotted(node.func)

@@ -14,6 +14,7 @@ from kb_tools.audit.family_context import FileContext
 from kb_tools.audit.findings import RawFinding, call_pos
 from kb_tools.audit.module import FUNCTION_DEFS
 from kb_tools.audit.names import dotted, qualname
+from kb_tools.audit.node_index import walk_nodes
 from kb_tools.audit.roles import TEST
 from kb_tools.audit.suite_rules import collect_tests
 
@@ -81,7 +82,7 @@ def _requested(test: ast.AST, owner: ast.ClassDef | None, tree: ast.Module) -> s
     marks = [*test.decorator_list, *(owner.decorator_list if owner else [])]
     marks += [n.value for n in tree.body if isinstance(n, ast.Assign)
               and any(isinstance(x, ast.Name) and x.id == "pytestmark" for x in n.targets)]
-    return {a.value for m in marks for c in ast.walk(m) if isinstance(c, ast.Call) and (dotted(c.func) or [""])[-1] == "usefixtures"
+    return {a.value for m in marks for c in walk_nodes(m) if isinstance(c, ast.Call) and (dotted(c.func) or [""])[-1] == "usefixtures"
             for a in c.args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
 
 
@@ -118,7 +119,7 @@ def _reach(test: ast.AST, functions: dict[str, ast.AST]) -> list[ast.AST]:
     work += [functions[a.arg] for a in test.args.args if a.arg in functions and a.arg not in seen]
     seen.update(a.arg for a in test.args.args)
     while work:
-        for node in ast.walk(work.pop()):
+        for node in walk_nodes(work.pop()):
             out.append(node)
             if isinstance(node, ast.Name) and node.id in functions and node.id not in seen:
                 seen.add(node.id)

@@ -28,6 +28,7 @@ from kb_tools.audit.file_dtypes import DEFAULT_DTYPES, literal_dtype, module_val
 from kb_tools.audit.findings import RawFinding, call_pos
 from kb_tools.audit.module import FUNCTION_DEFS
 from kb_tools.audit.names import dotted, qualname
+from kb_tools.audit.node_index import child_nodes, walk_nodes
 from kb_tools.audit.roles import TEST, is_golden_name
 from kb_tools.audit.suite_rules import collect_tests
 from kb_tools.kb import vocabulary as V
@@ -140,8 +141,8 @@ def _rounds(expr: ast.AST, assigned: dict, functions: dict, depth: int = 0) -> b
         return True
     if len(parts) == 1 and last in functions:
         fn = functions[last]
-        inner = {t.id: n.value for n in ast.walk(fn) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
-        if any(_rounds(r.value, inner, functions, depth + 1) for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None):
+        inner = {t.id: n.value for n in walk_nodes(fn) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+        if any(_rounds(r.value, inner, functions, depth + 1) for r in walk_nodes(fn) if isinstance(r, ast.Return) and r.value is not None):
             return True
     receiver = [expr.func.value] if isinstance(expr.func, ast.Attribute) else []
     return any(_rounds(a, assigned, functions, depth + 1) for a in [*receiver, *expr.args])
@@ -194,7 +195,7 @@ def _environment(fn: ast.AST, values: dict, aliases: dict[str, str]) -> tuple[di
     parametrised parameters, then assignments in source order."""
     env = {p: frozenset(d) for p, d in parametrised(fn, values).items()}
     made_by: dict[str, str] = {}
-    assigns = sorted((n for n in ast.walk(fn) if isinstance(n, ast.Assign)), key=lambda n: (n.lineno, n.col_offset))
+    assigns = sorted((n for n in walk_nodes(fn) if isinstance(n, ast.Assign)), key=lambda n: (n.lineno, n.col_offset))
     for node in assigns:
         found = operand_dtypes(node.value, env, aliases)
         maker = _maker(node.value, made_by)
@@ -244,10 +245,10 @@ def _declared_in(nodes, params: dict, aliases: dict[str, str]) -> frozenset:
 def _exact_sites(fn: ast.AST, aliases: dict[str, str]):
     """(node, the two operands, form, whether it is a bare ``assert a == b``) for each exact
     comparison in ``fn`` that is not negated."""
-    nodes = [n for n in ast.walk(fn) if isinstance(n, (ast.Compare, ast.Call))]
+    nodes = [n for n in walk_nodes(fn) if isinstance(n, (ast.Compare, ast.Call))]
     if not any(isinstance(n, ast.Compare) or isinstance(n.func, ast.Attribute) and n.func.attr in ("equal", "eq") for n in nodes):
         return
-    parents = {id(c): n for n in ast.walk(fn) for c in ast.iter_child_nodes(n)}
+    parents = {id(c): n for n in walk_nodes(fn) for c in child_nodes(n)}
     for node in nodes:
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):
             pair, form = (node.left, node.comparators[0]), "=="
@@ -291,7 +292,7 @@ def _ancestors(node: ast.AST, parents: dict) -> list[ast.AST]:
 
 def _names_dtype(test: ast.AST) -> bool:
     return any((isinstance(n, ast.Name) and "dtype" in n.id.lower()) or (isinstance(n, ast.Attribute) and "dtype" in n.attr.lower())
-               or literal_dtype(n) for n in ast.walk(test) if isinstance(n, (ast.Name, ast.Attribute, ast.Constant)))
+               or literal_dtype(n) for n in walk_nodes(test) if isinstance(n, (ast.Name, ast.Attribute, ast.Constant)))
 
 
 def exact_comparisons(ctx: FileContext, tests, reach) -> tuple[list[RawFinding], int | None]:
@@ -359,7 +360,7 @@ def _reached_functions(test: ast.AST, functions: dict[str, ast.AST]) -> list[ast
     while work:
         fn = work.pop()
         out.append(fn)
-        for node in ast.walk(fn):
+        for node in walk_nodes(fn):
             if isinstance(node, ast.Name) and node.id in functions and node.id not in seen:
                 seen.add(node.id)
                 work.append(functions[node.id])
