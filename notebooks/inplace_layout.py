@@ -37,11 +37,9 @@ from kb_tools.kernels import inplace, page_code, strided
 from kb_tools.memory.alias import can_alias, mask_size
 from kb_tools.numerics.criteria import judge
 
-KERNELS = [b for b in BACKENDS if b in backends.KERNEL_BACKENDS]
+KERNELS = backends.kernel_backends(BACKENDS)  # announce said which run and why the others do not
 KB = find_root(None) / "kb"
 RNG = torch.Generator().manual_seed(2026)
-if not KERNELS:
-    print("no Triton backend selected: only the cpu reference runs below")
 
 
 def on(backend, t):

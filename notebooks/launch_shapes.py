@@ -33,11 +33,9 @@ from kb_tools.kb.root import find_root
 from kb_tools.kernels import balance, cat, page_code, rows, slots
 from kb_tools.numerics.criteria import judge
 
-KERNELS = [b for b in BACKENDS if b in backends.KERNEL_BACKENDS]
+KERNELS = backends.kernel_backends(BACKENDS)  # announce said which run and why the others do not
 KB = find_root(None) / "kb"
 GEN = torch.Generator().manual_seed(7)
-if not KERNELS:
-    print("no Triton backend selected: only the cpu reference runs below")
 
 # %% [markdown]
 # ## 1. A TensorList in fixed slots: one launch whatever the length
