@@ -16,16 +16,14 @@ def configure(parser):
 
 def run(args):
     from kb_tools.diagnostics import EXIT_FINDINGS
-    from kb_tools.commands._common import knowledge_base, refuse_gaps, spec_of
-    from kb_tools.commands.select import out_dir
-    from kb_tools.contract.selection import select
+    from kb_tools.commands._common import knowledge_base
+    from kb_tools.commands.select import selected
     from kb_tools.contract.usage import write_operator
 
-    spec = spec_of(args)
-    if refuse_gaps(spec):
+    found = selected(args)
+    if found is None:
         return EXIT_FINDINGS
-    selection = select(knowledge_base(args), spec)
-    target = out_dir(args, spec)
+    selection, target = found
     encoding = args.invariant_format or _existing_format(target / "KB_USAGE.json")
     path, report = write_operator(selection, target)
     if encoding in ("upstream", "upstream-v3"):
