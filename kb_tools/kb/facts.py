@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 
-from kb_tools.diagnostics import Diagnostic, KbErrors
+from kb_tools.diagnostics import Diagnostic
 from kb_tools.files.yamlio import LineDict
 from kb_tools.kb.links import links_to
 from kb_tools.kb.pages import shown_path
-from kb_tools.kb.registry_file import read_registry
+from kb_tools.kb.registry_file import load_entries
 
 FACTS_FILE = "facts.yaml"
 _KEYS = {"id", "home", "about", "retired"}
@@ -54,24 +54,8 @@ def load_facts(kb_dir: Path) -> list[Fact]:
 
     A malformed file raises KbErrors with one line per bad entry (code FA0xx).
     """
-    path = facts_path(kb_dir)
-    if not path.exists():
-        return []
-    shown, data, diags = read_registry(path, "facts", ("FA010", "FA011", "FA012"))
-    facts, seen = [], {}
-    for index, entry in enumerate(data["facts"]):
-        fact, problems = _fact(entry, data["facts"].line_of(index))
-        diags.extend(Diagnostic(shown, where, "FA013", message) for where, message in problems)
-        if fact is None:
-            continue
-        if fact.id in seen:
-            diags.append(Diagnostic(shown, fact.line, "FA014", f"fact {fact.id!r} is already registered on line {seen[fact.id]}"))
-            continue
-        seen[fact.id] = fact.line
-        facts.append(fact)
-    if diags:
-        raise KbErrors(diags)
-    return facts
+    return load_entries(facts_path(kb_dir), "facts", "FA01", _fact, lambda fact: fact.id,
+                        "fact {!r} is already registered on line {}")
 
 
 def _fact(entry, line: int):

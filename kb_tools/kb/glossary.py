@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from kb_tools.diagnostics import Diagnostic, KbErrors
 from kb_tools.files.yamlio import LineDict
-from kb_tools.kb.registry_file import read_registry
+from kb_tools.kb.registry_file import load_entries
 
 GLOSSARY_FILE = "glossary.yaml"
 _REQUIRED = ("zh", "en", "pages")
@@ -39,25 +38,8 @@ def load_glossary(root: Path) -> list[GlossaryTerm]:
 
     A malformed file raises KbErrors with one line per bad entry (code GL0xx).
     """
-    path = glossary_path(root)
-    if not path.exists():
-        return []
-    shown, data, diags = read_registry(path, "terms", ("GL010", "GL011", "GL012"))
-    terms = []
-    for index, entry in enumerate(data["terms"]):
-        line = data["terms"].line_of(index)
-        term, problems = _term(entry, line)
-        diags.extend(Diagnostic(shown, where, "GL013", message) for where, message in problems)
-        if term is not None:
-            terms.append(term)
-    seen: dict[str, int] = {}
-    for term in terms:
-        if term.zh in seen:
-            diags.append(Diagnostic(shown, term.line, "GL014", f"term {term.zh!r} is already defined on line {seen[term.zh]}"))
-        seen.setdefault(term.zh, term.line)
-    if diags:
-        raise KbErrors(diags)
-    return terms
+    return load_entries(glossary_path(root), "terms", "GL01", _term, lambda term: term.zh,
+                        "term {!r} is already defined on line {}")
 
 
 def _strings(value) -> bool:

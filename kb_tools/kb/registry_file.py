@@ -24,3 +24,28 @@ def read_registry(path: Path, key: str, codes: tuple[str, str, str], also: tuple
         raise KbErrors([Diagnostic(shown, getattr(data, "line", 1), codes[1], f"expected a mapping with a {key!r} list")])
     diags = [Diagnostic(shown, data.line_of(k), codes[2], f"unknown top-level key {k!r}") for k in data if k != key and k not in also]
     return shown, data, diags
+
+
+def load_entries(path: Path, key: str, code: str, parse, id_of, duplicate: str) -> list:
+    """The entries of a registry file whose list ``key`` holds one item per entry, in file order;
+    ``[]`` when there is no file. ``parse(entry, line)`` gives ``(item or None, problems)``; an
+    item whose ``id_of`` an earlier one has is refused with ``duplicate`` (formatted with the id
+    and the earlier line). Codes are ``code`` + 0..4: YAML, frame, top-level key, entry, duplicate;
+    any problem raises KbErrors with one line each."""
+    if not path.exists():
+        return []
+    shown, data, diags = read_registry(path, key, (f"{code}0", f"{code}1", f"{code}2"))
+    items, seen = [], {}
+    for index, entry in enumerate(data[key]):
+        item, problems = parse(entry, data[key].line_of(index))
+        diags.extend(Diagnostic(shown, where, f"{code}3", message) for where, message in problems)
+        if item is None:
+            continue
+        if id_of(item) in seen:
+            diags.append(Diagnostic(shown, item.line, f"{code}4", duplicate.format(id_of(item), seen[id_of(item)])))
+            continue
+        seen[id_of(item)] = item.line
+        items.append(item)
+    if diags:
+        raise KbErrors(diags)
+    return items
