@@ -73,3 +73,29 @@ def test_nodes_of_one_class_are_the_walk_filtered_in_order():
                 assert [id(n) for n in index.of(cls, fn)] == [id(n) for n in ast.walk(fn) if isinstance(n, cls)]
                 assert index.of(cls, fn) is index.of(cls, fn)
     assert NodeIndex(ast.parse("x = 1")).of(ast.Call) == []
+
+
+def test_the_statements_are_the_walk_restricted_to_statements():
+    """``statements`` (what the families read the imports from) keeps the walk's order: an
+    import later in the walk rebinds a name, so the order decides the aliases."""
+    blocks = (ast.Module, ast.stmt, ast.excepthandler, ast.match_case)
+    for path in _sources():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assert [id(n) for n in NodeIndex(tree).statements] == [id(n) for n in ast.walk(tree) if isinstance(n, blocks)], path
+    tree = ast.parse("try:\n    import a as m\nexcept E:\n    import b as m\nmatch x:\n    case 1:\n        import c as m\n")
+    assert [n.names[0].name for n in NodeIndex(tree).statements if isinstance(n, ast.Import)] == ["a", "b", "c"]
+
+
+def test_a_file_is_known_not_to_name_a_word_only_from_an_ascii_text():
+    from kb_tools.audit.family_context import FileContext
+    from kb_tools.audit.module import ModuleInfo
+
+    def ctx(text):
+        tree = ast.parse(text)
+        return FileContext.build("f.py", tree, ModuleInfo(tree, text=text), None)
+
+    assert ctx("y = tl.exp(x)\n").may_name({"exp", "exp2"})
+    assert not ctx("y = tl.expand(x)  # exp2x\n").may_name({"exp", "exp2"})
+    assert ctx("y = tl.ｅxp(x)\n").may_name({"exp"})  # NFKC makes it exp: not ruled out by the text
+    tree = ast.parse("y = tl.expand(x)\n")
+    assert FileContext.build("f.py", tree, ModuleInfo(tree), None).may_name({"exp"})  # no text: may

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -35,17 +36,31 @@ class FileContext:
     module: ModuleInfo
     spec: OpSpec | None = None
     aliases: dict[str, str] = field(default_factory=dict)
-    nodes: list[ast.AST] = field(default_factory=list)  # every node, walked once (``module.index``)
     memo: dict = field(default_factory=dict)  # what a rule computed once for this file, by (code, what)
 
     @classmethod
     def build(cls, path: str, tree: ast.Module, module: ModuleInfo, spec: OpSpec | None) -> "FileContext":
-        nodes = module.index.nodes
+        """Every import binds, in walk order (a later one wins), read off the statements alone:
+        the module's whole walk waits for a rule that needs it."""
         aliases = dict(module.aliases)
-        for node in nodes:
+        for node in module.index.statements:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 bind_import(node, aliases)
-        return cls(path, tree, module, spec, aliases, nodes)
+        return cls(path, tree, module, spec, aliases)
+
+    @property
+    def nodes(self) -> list[ast.AST]:
+        """Every node, in walk order, walked once (``module.index``; read, never change it)."""
+        return self.module.index.nodes
+
+    def may_name(self, words) -> bool:
+        """Whether the file may name one of ``words`` (identifiers): False only when its text is
+        known, ASCII (the parser normalises other identifiers) and holds none as a whole word,
+        so that a rule looking for those names can skip the file's walk."""
+        text = self.module.text
+        if text is None or not text.isascii():
+            return True
+        return re.search(r"\b(?:%s)\b" % "|".join(map(re.escape, sorted(words))), text) is not None
 
     def walk(self, node: ast.AST) -> list[ast.AST]:
         """``list(ast.walk(node))``, a function's walked once for all the rules."""

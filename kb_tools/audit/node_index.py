@@ -74,12 +74,29 @@ def walk_nodes(root: ast.AST) -> list[ast.AST]:
     return out
 
 
+_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)  # what holds statements: no expression does
+
+
+def statement_nodes(root: ast.AST) -> list[ast.AST]:
+    """The statements under ``root`` (and the handlers and match cases holding some), in
+    ``ast.walk`` order: every ancestor of a statement is one of them, so the walk restricted to
+    them keeps its order. A statement sits only in a list field, and a list holds one kind."""
+    out = [root]
+    for node in out:  # a queue, as in walk_nodes
+        for name in fields_of(node):
+            value = getattr(node, name, None)
+            if value.__class__ is list and value and isinstance(value[0], _BLOCKS):
+                out.extend(value)
+    return out
+
+
 class NodeIndex:
     """The nodes of one module (``nodes``) and of each function in it (``walk``)."""
 
     def __init__(self, tree: ast.AST):
         self.tree = tree
         self._nodes: list[ast.AST] | None = None
+        self._statements: list[ast.AST] | None = None
         self._within: dict[int, list[ast.AST]] = {}  # id(function) -> its nodes, the function first
         self._groups: dict[int, dict[type, list[ast.AST]]] = {}  # id(function) or 0 (the module) -> nodes by class
 
@@ -89,6 +106,13 @@ class NodeIndex:
         if self._nodes is None:
             self._nodes = walk_nodes(self.tree)
         return self._nodes
+
+    @property
+    def statements(self) -> list[ast.AST]:
+        """The module's statements, in ``ast.walk`` order (``statement_nodes``), kept."""
+        if self._statements is None:
+            self._statements = statement_nodes(self.tree)
+        return self._statements
 
     def walk(self, node: ast.AST) -> list[ast.AST]:
         """``walk_nodes(node)``: a function's is kept, any other node's walked afresh."""

@@ -130,7 +130,7 @@ def _exponentials(ctx: FileContext) -> bool:
     attributes read once from the index, the answer kept for ``undecided``."""
     key = (CODE, "exponentials")
     if key not in ctx.memo:
-        ctx.memo[key] = any(n.attr in EXP_NAMES for n in ctx.module.index.of(ast.Attribute))
+        ctx.memo[key] = ctx.may_name(EXP_NAMES) and any(n.attr in EXP_NAMES for n in ctx.module.index.of(ast.Attribute))
     return ctx.memo[key]
 
 

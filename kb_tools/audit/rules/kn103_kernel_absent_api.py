@@ -23,6 +23,8 @@ def check(ctx: FileContext) -> list[RawFinding]:
     # a call can match an entry only by its last name (``written == k`` or ``q.endswith("." + k)``,
     # q being ``written`` with its first name resolved): the other calls are passed over unresolved
     lasts = {k.rsplit(".", 1)[-1] for k in table}
+    if not ctx.may_name(lasts):
+        return []
     out = []
     for node in ctx.module.index.of(ast.Call):
         parts = dotted(node.func)
