@@ -17,13 +17,12 @@ from fnmatch import fnmatchcase, translate
 from itertools import accumulate
 
 from kb_tools.audit.names import bind_import, dotted, qualname, record_import
-from kb_tools.audit.node_index import NodeIndex, child_nodes, walk_nodes
+from kb_tools.audit.node_index import BLOCKS, NodeIndex, child_nodes, child_statements, walk_nodes
 from kb_tools.audit.tables import DRIVER_NAMES, JIT_DECORATORS
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DEF_TYPES = frozenset(FUNCTION_DEFS)
 _CALL, _ASSIGN, _LAMBDA, _CLASS = ast.Call, ast.Assign, ast.Lambda, ast.ClassDef
-_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)  # what holds statements: no expression does
 DEFAULT_WRAPPER_GLOB = "*_wrapper"
 is_wrapper_name = re.compile(translate(DEFAULT_WRAPPER_GLOB)).match  # fnmatchcase, compiled once
 
@@ -169,7 +168,7 @@ def _returns_kernel(fn, launchers: set[str], aliases: dict[str, str]) -> bool:
             local.add(node.name)
         elif cls is ast.Return and node.value is not None:
             returned.append(node.value)
-        todo.extend([c for c in child_nodes(node) if isinstance(c, _BLOCKS)])
+        todo.extend(child_statements(node, BLOCKS))
     return any(isinstance(v, ast.Name) and v.id in launchers | local
                or isinstance(v, ast.Call) and (qualname(v.func, aliases) or "").endswith(".jit") for v in returned)
 
@@ -338,7 +337,7 @@ class ModuleInfo:
                     self.functions.append(FunctionInfo(node, False, closure=True))
                     todo.extend(node.body)
             elif isinstance(node, ast.stmt) and not isinstance(node, ast.ClassDef):
-                todo.extend([n for n in child_nodes(node) if isinstance(n, ast.stmt)])
+                todo.extend(child_statements(node))
 
     def launches(self, fn) -> bool:
         return id(fn) in self.launching

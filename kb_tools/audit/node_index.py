@@ -74,7 +74,7 @@ def walk_nodes(root: ast.AST) -> list[ast.AST]:
     return out
 
 
-_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)  # what holds statements: no expression does
+BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)  # what holds statements: no expression does
 
 
 def statement_nodes(root: ast.AST) -> list[ast.AST]:
@@ -83,10 +83,18 @@ def statement_nodes(root: ast.AST) -> list[ast.AST]:
     them keeps its order. A statement sits only in a list field, and a list holds one kind."""
     out = [root]
     for node in out:  # a queue, as in walk_nodes
-        for name in fields_of(node):
-            value = getattr(node, name, None)
-            if value.__class__ is list and value and isinstance(value[0], _BLOCKS):
-                out.extend(value)
+        out.extend(child_statements(node, BLOCKS))
+    return out
+
+
+def child_statements(node: ast.AST, kinds=ast.stmt) -> list[ast.AST]:
+    """The children of ``node`` that are ``kinds`` (statements; or handlers and match cases
+    too), in field order: those of ``child_nodes``, read off its list fields alone."""
+    out = []
+    for name in fields_of(node):
+        value = getattr(node, name, None)
+        if value.__class__ is list and value and isinstance(value[0], kinds):
+            out.extend(value)
     return out
 
 

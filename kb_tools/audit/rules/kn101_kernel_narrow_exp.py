@@ -18,6 +18,7 @@ from kb_tools.audit.findings import RawFinding
 from kb_tools.audit.kernel_rules import bound_arguments, is_load
 from kb_tools.audit.module import FUNCTION_DEFS
 from kb_tools.audit.names import dotted, qualname
+from kb_tools.audit.node_index import walk_nodes
 from kb_tools.audit.roles import IMPL
 from kb_tools.kb import vocabulary as V
 
@@ -73,14 +74,22 @@ def _join(widths: list[str | None]) -> str | None:
     return NARROW if NARROW in widths else None
 
 
-def _statements_in_order(nodes: list[ast.AST]) -> list[ast.AST]:
+def _statements_in_order(ctx: FileContext, fn: ast.AST) -> list[ast.AST]:
+    """``fn``'s assignments and calls in source order, sorted once per file for every reading."""
+    key = (CODE, "order", id(fn))
+    if key not in ctx.memo:
+        ctx.memo[key] = _sorted_statements(ctx.walk(fn))
+    return ctx.memo[key]
+
+
+def _sorted_statements(nodes: list[ast.AST]) -> list[ast.AST]:
     return sorted((n for n in nodes if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Call))),
                   key=lambda n: (n.lineno, n.col_offset, not isinstance(n, ast.Call)))
 
 
 def _annotated_env(fn: ast.AST) -> dict[str, str]:
     return {arg.arg: NARROW for arg in fn.args.args + fn.args.kwonlyargs
-            if arg.annotation is not None and any(literal_dtype(n) in V.HALF_DTYPES for n in ast.walk(arg.annotation))}
+            if arg.annotation is not None and any(literal_dtype(n) in V.HALF_DTYPES for n in walk_nodes(arg.annotation))}
 
 
 def _bound_widths(call: ast.Call, helper: ast.AST, widths) -> dict[str, str]:
@@ -89,12 +98,12 @@ def _bound_widths(call: ast.Call, helper: ast.AST, widths) -> dict[str, str]:
     return {name: w for name, w in bound.items() if w is not None}
 
 
-def _scan(fn: ast.AST, nodes: list[ast.AST], env: dict[str, str], halves: str, aliases: dict[str, str],
+def _scan(fn: ast.AST, ordered: list[ast.AST], env: dict[str, str], halves: str, aliases: dict[str, str],
           helpers: dict[str, ast.AST], via: str) -> tuple[list[RawFinding], list[tuple[ast.AST, dict[str, str], str]]]:
-    """KN101 findings in one function body (``nodes``, its walk) read with ``env``, and the
+    """KN101 findings in one function body (``ordered``: its statements in source order) read with ``env``, and the
     same-file helpers it calls with a narrow argument (to be read in turn with those widths)."""
     found, calls = [], []
-    for node in _statements_in_order(nodes):
+    for node in ordered:
         if isinstance(node, ast.Call):
             parts = dotted(node.func) or []
             if parts and parts[-1] in EXP_NAMES and len(parts) >= 2 and _framework_call(node, aliases):
@@ -172,7 +181,7 @@ def check(ctx: FileContext, halves: str | None = None) -> list[RawFinding]:
         if key in seen:
             continue
         seen.add(key)
-        found, calls = _scan(fn, ctx.walk(fn), {**_annotated_env(fn), **env}, halves, ctx.aliases, helpers, via)
+        found, calls = _scan(fn, _statements_in_order(ctx, fn), {**_annotated_env(fn), **env}, halves, ctx.aliases, helpers, via)
         for f in found:
             out.setdefault((f.line, f.col), f)
         work.extend(calls)
