@@ -100,3 +100,24 @@ def test_a_file_is_known_not_to_name_a_word_only_from_an_ascii_text():
     assert ctx("y = tl.ｅxp(x)\n").may_name({"exp"})  # NFKC makes it exp: not ruled out by the text
     tree = ast.parse("y = tl.expand(x)\n")
     assert FileContext.build("f.py", tree, ModuleInfo(tree), None).may_name({"exp"})  # no text: may
+
+
+def test_a_function_read_off_the_index_launches_and_calls_as_when_walked_alone():
+    """``_host_calls`` reads a function with no def, lambda or class inside off the shared
+    index; what it finds (launch, names called, local kernels, choices) is what its own walk
+    of the body finds, on every fixture and on calls in a decorator or a default value."""
+    from kb_tools.audit.module import ModuleInfo, _host_calls
+
+    sources = [p.read_text(encoding="utf-8") for p in _sources()]
+    sources.append("@register(op())\ndef f(x, k=make()):\n    kernel = a_kernel if x else b_kernel\n"
+                   "    kernel[(1,)](x)\n    return helper(x)\n")
+    for text in sources:
+        tree = ast.parse(text)
+        info = ModuleInfo(tree, text=text)
+        launchers = info.launchers | {"a_kernel", "b_kernel"}
+        for fn in (n for n in ast.walk(tree) if isinstance(n, FUNCTIONS)):
+            alone = _host_calls(fn, launchers, info.aliases)
+            assert _host_calls(fn, launchers, info.aliases, NodeIndex(tree)) == alone, fn.name
+    last = ast.parse(sources[-1]).body[0]
+    launches, names, local, choices = _host_calls(last, {"a_kernel", "b_kernel"}, {}, NodeIndex(last))
+    assert launches and names == {"helper"} and choices == {"kernel": ("a_kernel", "b_kernel")}

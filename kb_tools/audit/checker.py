@@ -84,6 +84,9 @@ class Frame:
     torch_aliases: set = field(default_factory=set)  # names it binds to a torch attribute (``aten = torch.ops.aten``)
 
 
+_READERS: dict[type, object] = {}  # expression class -> WrapperAudit's e_<Class> method, or None
+
+
 class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
     """Walks one wrapper and the helpers it calls; collects findings and launch counts."""
 
@@ -363,9 +366,12 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
     # -- expressions --------------------------------------------------------------------
 
     def expr(self, e):
-        method = getattr(self, "e_" + type(e).__name__, None)
+        try:
+            method = _READERS[e.__class__]
+        except KeyError:  # the first expression of its class: its reader, looked up by name once
+            method = _READERS[e.__class__] = getattr(WrapperAudit, "e_" + e.__class__.__name__, None)
         if method is not None:
-            return method(e)
+            return method(self, e)
         for child in child_nodes(e):
             if isinstance(child, ast.expr):
                 self.expr(child)

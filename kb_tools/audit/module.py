@@ -80,14 +80,18 @@ class FunctionInfo:
         return self.node.name
 
 
-def _host_calls(fn, launchers: set[str], aliases: dict[str, str]) -> tuple[bool, set[str], set[str], dict]:
-    """(launches directly, bare names called, local kernels, the local names bound to one of
-    several kernels) in one pass over ``fn``.
-
-    Local kernels are ``@jit`` functions defined inside ``fn`` and names bound to a kernel
-    (``kernel = a_kernel if fp32 else b_kernel``, or ``kernel = a_kernel`` and ``kernel = b_kernel`` on two
-    branches: a choice among them). Calls inside lambdas and nested
-    functions are not the function's own: ``do_bench(lambda: op(x))`` launches nothing."""
+def _gathered(fn, aliases: dict[str, str], index: NodeIndex | None) -> tuple[list, set[str], list]:
+    """(the calls ``fn`` makes itself, the kernels it defines, its assignments outside kernels
+    it defines). A function with no def, lambda or class inside it is read off the index (the
+    walk the audit of its body and the kernel rules share): all its body's calls are its own.
+    What the caller makes of the three depends on none's order."""
+    if index is not None:
+        scopes = [n for cls in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef) for n in index.of(cls, fn)]
+        if scopes == [fn]:
+            outside = {id(n) for part in (*fn.decorator_list, fn.args, fn.returns) if part is not None
+                       for n in walk_nodes(part)}  # the signature's: not the body's
+            calls = [c for c in index.of(_CALL, fn) if id(c) not in outside] if outside else list(index.of(_CALL, fn))
+            return calls, set(), list(index.of(_ASSIGN, fn))
     calls, local, bound = [], set(), []
     own, nested = list(fn.body), []  # nodes whose calls are fn's own; nodes inside a nested scope
     while own:
@@ -116,6 +120,18 @@ def _host_calls(fn, launchers: set[str], aliases: dict[str, str]) -> tuple[bool,
         if cls is _ASSIGN:
             bound.append(node)
         nested.extend(child_nodes(node))
+    return calls, local, bound
+
+
+def _host_calls(fn, launchers: set[str], aliases: dict[str, str], index: NodeIndex | None = None) -> tuple[bool, set[str], set[str], dict]:
+    """(launches directly, bare names called, local kernels, the local names bound to one of
+    several kernels) in one pass over ``fn``.
+
+    Local kernels are ``@jit`` functions defined inside ``fn`` and names bound to a kernel
+    (``kernel = a_kernel if fp32 else b_kernel``, or ``kernel = a_kernel`` and ``kernel = b_kernel`` on two
+    branches: a choice among them). Calls inside lambdas and nested
+    functions are not the function's own: ``do_bench(lambda: op(x))`` launches nothing."""
+    calls, local, bound = _gathered(fn, aliases, index)
     known = launchers | local
     # a name launched as `name[grid](...)` is a kernel, and so is each plain name bound to it (imported kernels too)
     subscripted = {c.func.value.id for c in calls if isinstance(c.func, ast.Subscript) and isinstance(c.func.value, ast.Name)}
@@ -262,7 +278,7 @@ class ModuleInfo:
             if not walk:
                 break
             for f in walk:
-                f.direct_launch, f.calls, f.local_kernels, f.choices = _host_calls(f.node, self.launchers, self.aliases)
+                f.direct_launch, f.calls, f.local_kernels, f.choices = _host_calls(f.node, self.launchers, self.aliases, self.index)
                 for called in f.calls:
                     callers.setdefault(called, []).append(f)
             for f in walk:
