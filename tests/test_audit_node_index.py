@@ -121,3 +121,13 @@ def test_a_function_read_off_the_index_launches_and_calls_as_when_walked_alone()
     last = ast.parse(sources[-1]).body[0]
     launches, names, local, choices = _host_calls(last, {"a_kernel", "b_kernel"}, {}, NodeIndex(last))
     assert launches and names == {"helper"} and choices == {"kernel": ("a_kernel", "b_kernel")}
+
+
+def test_each_node_has_the_parent_iter_child_nodes_gives():
+    from kb_tools.audit.node_index import parents_of
+
+    for path in _sources():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        nodes = walk_nodes(tree)
+        expected = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n) if not isinstance(c, CONTEXTS)}
+        assert parents_of(nodes) == expected, path

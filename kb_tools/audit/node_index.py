@@ -17,6 +17,7 @@ import re
 
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 _AST = ast.AST
+_LEAF_NAME = ast.Name  # its fields hold an identifier and a context: nothing walked into
 _LEAF_TYPES = frozenset({"identifier", "string", "constant", "int", "expr_context"})
 _SIGNATURE = re.compile(r"\w+\((.*)\)$", re.S)
 _FIELDS: dict[type, tuple[str, ...]] = {}  # node class -> the fields that may hold nodes
@@ -55,9 +56,31 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
     return out
 
 
+def parents_of(nodes: list[ast.AST]) -> dict[int, ast.AST]:
+    """``{id(child): node for node in nodes for child in child_nodes(node)}``, without a list
+    built per node: each node's parent, for a rule that reads a use from its name upwards."""
+    out, known = {}, _FIELDS
+    for node in nodes:
+        try:
+            fields = known[node.__class__]
+        except KeyError:
+            fields = fields_of(node)
+        for name in fields:
+            value = getattr(node, name, None)
+            if value.__class__ is list:
+                for v in value:
+                    if isinstance(v, _AST):
+                        out[id(v)] = node
+            elif isinstance(value, _AST):
+                out[id(value)] = node
+    return out
+
+
 def walk_nodes(root: ast.AST) -> list[ast.AST]:
     """``list(ast.walk(root))``, in the same order, less expression contexts, without its three
     generators per node."""
+    if root.__class__ is _LEAF_NAME:  # a bare name (an assignment's target, most often): itself alone
+        return [root]
     out = [root]
     append, extend, known = out.append, out.extend, _FIELDS
     for node in out:  # the list grows as it is read: a queue

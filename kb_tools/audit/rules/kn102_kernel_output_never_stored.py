@@ -12,7 +12,7 @@ from kb_tools.audit.findings import RawFinding
 from kb_tools.audit.kernel_rules import bound_arguments, is_load
 from kb_tools.audit.module import launch_target
 from kb_tools.audit.names import dotted, qualname
-from kb_tools.audit.node_index import NodeIndex, child_nodes, walk_nodes
+from kb_tools.audit.node_index import NodeIndex, parents_of, walk_nodes
 from kb_tools.audit.roles import IMPL
 
 CODE = "KN102"
@@ -29,11 +29,6 @@ READ_ONLY_CALLS = frozenset({"program_id", "num_programs", "cdiv", "len", "range
 WRAPPING = (ast.BinOp, ast.UnaryOp, ast.Subscript, ast.Tuple, ast.List, ast.Starred, ast.keyword, ast.IfExp, ast.Slice)
 
 
-def _parents(nodes: list[ast.AST]) -> dict[int, ast.AST]:
-    """Each node's parent (expression contexts left out: a use is found from its name up)."""
-    return {id(child): node for node in nodes for child in child_nodes(node)}
-
-
 class _Kernel:
     """What every parameter's question reads of one kernel, read once: its nodes, each node's
     parent, and the names each assignment reads and binds (loads and metadata reads left out:
@@ -41,7 +36,7 @@ class _Kernel:
 
     def __init__(self, index: NodeIndex, fn: ast.AST):
         self.names = index.of(ast.Name, fn)
-        self.parents = _parents(index.walk(fn))
+        self.parents = parents_of(index.walk(fn))  # expression contexts left out: a use is read from its name up
         self.flows = [({n.id for n in walk_nodes(a.value) if n.__class__ is ast.Name},
                        [n.id for t in a.targets for n in walk_nodes(t) if n.__class__ is ast.Name])
                       for a in index.of(ast.Assign, fn)

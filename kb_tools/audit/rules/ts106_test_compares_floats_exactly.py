@@ -28,7 +28,7 @@ from kb_tools.audit.file_dtypes import DEFAULT_DTYPES, literal_dtype, module_val
 from kb_tools.audit.findings import RawFinding, call_pos
 from kb_tools.audit.module import FUNCTION_DEFS
 from kb_tools.audit.names import dotted, qualname
-from kb_tools.audit.node_index import child_nodes, walk_nodes
+from kb_tools.audit.node_index import parents_of, walk_nodes
 from kb_tools.audit.roles import TEST, is_golden_name
 from kb_tools.audit.suite_rules import collect_tests
 from kb_tools.kb import vocabulary as V
@@ -248,7 +248,7 @@ def _exact_sites(fn: ast.AST, aliases: dict[str, str]):
     nodes = [n for n in walk_nodes(fn) if isinstance(n, (ast.Compare, ast.Call))]
     if not any(isinstance(n, ast.Compare) or isinstance(n.func, ast.Attribute) and n.func.attr in ("equal", "eq") for n in nodes):
         return
-    parents = {id(c): n for n in walk_nodes(fn) for c in child_nodes(n)}
+    parents = parents_of(walk_nodes(fn))
     for node in nodes:
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):
             pair, form = (node.left, node.comparators[0]), "=="
