@@ -17,7 +17,7 @@ from fnmatch import fnmatchcase, translate
 from itertools import accumulate
 
 from kb_tools.audit.names import bind_import, dotted, qualname, record_import
-from kb_tools.audit.node_index import BLOCKS, NodeIndex, child_nodes, child_statements, walk_nodes
+from kb_tools.audit.node_index import BLOCKS, NodeIndex, child_nodes, child_statements, fields_of, walk_nodes
 from kb_tools.audit.tables import DRIVER_NAMES, JIT_DECORATORS
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -80,6 +80,11 @@ class FunctionInfo:
         return self.node.name
 
 
+def _as_list(value) -> list:
+    """A field's nodes: a list as it is, one node as a list of it, nothing as none."""
+    return value if value.__class__ is list else [] if value is None else [value]
+
+
 def _gathered(fn, aliases: dict[str, str], index: NodeIndex | None) -> tuple[list, set[str], list]:
     """(the calls ``fn`` makes itself, the kernels it defines, its assignments outside kernels
     it defines). A function with no def, lambda or class inside it is read off the index (the
@@ -88,8 +93,8 @@ def _gathered(fn, aliases: dict[str, str], index: NodeIndex | None) -> tuple[lis
     if index is not None:
         scopes = [n for cls in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef) for n in index.of(cls, fn)]
         if scopes == [fn]:
-            outside = {id(n) for part in (*fn.decorator_list, fn.args, fn.returns) if part is not None
-                       for n in walk_nodes(part)}  # the signature's: not the body's
+            outside = {id(n) for name in fields_of(fn) if name != "body"  # decorators, arguments, returns
+                       for part in _as_list(getattr(fn, name, None)) for n in walk_nodes(part)}
             calls = [c for c in index.of(_CALL, fn) if id(c) not in outside] if outside else list(index.of(_CALL, fn))
             return calls, set(), list(index.of(_ASSIGN, fn))
     calls, local, bound = [], set(), []
