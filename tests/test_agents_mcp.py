@@ -17,6 +17,8 @@ from conftest import REPO
 mcp = pytest.importorskip("mcp", reason="the MCP SDK is not installed (pip install 'opkb[agents]')")
 from mcp import Client, StdioServerParameters  # noqa: E402
 
+from kb_tools.agents.server import DEFAULT_TIME_LIMIT  # noqa: E402
+
 KBT = [sys.executable, "-m", "kb_tools"]
 
 
@@ -26,7 +28,9 @@ def _session(root: Path, steps):
                                    cwd=str(root), env={**os.environ})
 
     async def go():
-        async with Client(params, read_timeout_seconds=60) as client:
+        # the client waits as long as the server lets one call run (its own time limit), plus a margin:
+        # a loaded CI machine must not turn a slow answer into a missing one
+        async with Client(params, read_timeout_seconds=DEFAULT_TIME_LIMIT + 10) as client:
             return await steps(client)
     return asyncio.run(go())
 
