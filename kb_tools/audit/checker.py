@@ -49,6 +49,7 @@ from kb_tools.audit.rules import (
     wb106_host_data_read as wb106,
     wb107_host_tensor_arithmetic as wb107,
     wb109_launch_count as wb109,
+    wb112_host_bit_reinterpretation as wb112,
     wb113_host_torch_call as wb113,
 )
 
@@ -536,6 +537,11 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             q = self.imported_torch(func) or q
         if torch_name(q) is not None:
             return self.torch_call(e, torch_name(q))
+        if q in tb.BIT_REINTERPRETERS:
+            if any(is_tensor(k) for k in self.args(e)):
+                self.emit((e.lineno, e.col_offset), *wb112.reinterpret_call(q))
+                return T
+            return U
         if q is not None and q.split(".")[0] in tb.PYTHON_VALUE_MODULES:
             if any(is_tensor(k) for k in self.args(e)):  # triton.cdiv(lens, b) of a tensor is tensor arithmetic
                 self.emit((e.lineno, e.col_offset), *wb107.value_function(q))

@@ -78,7 +78,7 @@ RULES = {
         RuleCode("WB111", "multiple-jit-kernels", "defines more than one @pl.jit kernel in one file",
                  "deliver exactly one @pl.jit kernel; fuse the phases into it",
                  pages=("constraints/wrapper-boundary", "patterns/dynamic-shape-versions")),
-        RuleCode("WB112", "host-bit-reinterpretation", "reinterprets bits on the host with .view(dtype); do it in the kernel",
+        RuleCode("WB112", "host-bit-reinterpretation", "reinterprets bits on the host (.view(dtype), triton.reinterpret); do it in the kernel",
                  "pass the tensor as a pl.Ptr and read it in the kernel as the type it needs",
                  pages=("constraints/kernel-bit-reinterpretation", "constraints/wrapper-boundary", "patterns/non-contiguous-fallback")),
         RuleCode("WB113", "host-torch-call", "calls a torch function outside the whitelist (only torch.empty is allowed)",

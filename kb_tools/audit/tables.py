@@ -75,6 +75,9 @@ TORCH_METADATA_FUNCS = frozenset({"is_floating_point", "is_complex", "is_tensor"
 # Torch decorators that register a function and hand it back unchanged: nothing runs per call.
 TORCH_REGISTERING_DECORATORS = frozenset({"compiler.allow_in_graph", "_dynamo.allow_in_graph", "fx.wrap", "jit.ignore",
                                           "jit.unused", "jit.export", "library.register_fake", "library.impl_abstract"})
+# Functions that hand a kernel a tensor's bits as another dtype: nothing is computed, the
+# reinterpretation happens on the host (kb/constraints/kernel-bit-reinterpretation.md).
+BIT_REINTERPRETERS = frozenset({"triton.reinterpret", "triton.runtime.jit.reinterpret", "triton.runtime.reinterpret"})
 # Modules whose functions compute Python values from Python values (``triton.cdiv``).
 PYTHON_VALUE_MODULES = frozenset({"math", "triton", "numpy", "operator", "functools", "itertools", "os", "sys"})
 # Libraries whose calls the audit reads by name (torch, the kernel frameworks) or that are not
