@@ -4,7 +4,7 @@ Code printed on a page is code, so every such block opens with one marker line. 
 says what the page-code tests run it as::
 
     # tested: do op_wrapper; edges: empty, 0-d, one, strided, bool; uses: wrapper-boundary
-    # tested: dont op_wrapper; fails: WB101, WB102
+    # tested: dont op_wrapper; fails: <audit code>, <audit code>
     # tested: dont; fails: wrong result
 
 (the role, the names the block defines that the test calls, the edge inputs it is given,

@@ -32,7 +32,7 @@ def compliant_scale(x, alpha: float, *, backend: str, block: int = 1024):
 
 def host_cast_scale(x, alpha: float, *, backend: str, block: int = 1024):
     """The anti-pattern: the wrapper widens x on the host before the launch and narrows the
-    result after it, two casts (WB101) outside the kernel besides the output's allocation."""
+    result after it, two host casts (the wrapper-boundary rule) outside the kernel besides the output's allocation."""
     import torch
 
     wide = x.float()
