@@ -67,3 +67,23 @@ def test_the_storage_object_is_metadata_and_a_tensor_method_is_not():
     """
     assert codes(body.format(method="numel")) == []
     assert codes(body.format(method="sum")) == [(3, "WB107"), (3, "WB107")]  # .sum() and the + of its tensor
+
+
+SIZES = """
+def sdd_wrapper(a, b, spdims, block):
+    M = a.shape[0]
+    width = block * spdims[0]
+    out = torch.empty((M, width), dtype=a.dtype, device=a.device)
+    grid = [spdims[0], spdims[1] * block, M]
+    LAUNCH
+    return out
+"""
+
+
+def test_a_size_given_to_the_launch_as_a_compile_time_keyword_is_a_python_value():
+    """``BLOCK=block`` (a capitalised meta-parameter, Triton's tl.constexpr convention) and a launch
+    option (``num_warps=``) take Python values: arithmetic on the size and on the sizes it meets
+    is not tensor work (blind batch 10: 4 false WB107/WB106 lines, before this)."""
+    assert codes(SIZES.replace("LAUNCH", "k[grid](a, out, M, BLOCK=block, num_warps=min(block, 32) // 4)")) == []
+    # an argument the kernel takes as a tensor is still one: a torch call on it is host work
+    assert codes(SIZES.replace("LAUNCH", "k[grid](a, out, M, BLOCK=block.sum())")) != []

@@ -58,7 +58,7 @@ def tensor_evidence(fn, index: NodeIndex, launchers: set[str], aliases: dict[str
                 elts = first.elts if isinstance(first, (ast.List, ast.Tuple)) else [first]
                 names.update(e.id for e in elts if isinstance(e, ast.Name))
         elif launch_target(node, launchers):
-            args = list(node.args) + [kw.value for kw in node.keywords]
+            args = list(node.args) + [kw.value for kw in node.keywords if not _compile_time(kw.arg)]
             for a in node.args:
                 if isinstance(a, ast.Starred) and isinstance(a.value, ast.Name):
                     args += packed.get(a.value.id, [])
@@ -76,6 +76,13 @@ def tensor_evidence(fn, index: NodeIndex, launchers: set[str], aliases: dict[str
             seen.add(name)
             launched.add(name)
     return names | (launched & no_default) - python_number_uses(fn, index, aliases)
+
+
+def _compile_time(keyword: str | None) -> bool:
+    """A launch keyword that takes a Python value, never a tensor: one of Triton's launch options
+    (``num_warps=``), or a meta-parameter spelt in capitals as Triton's ``tl.constexpr``
+    convention has them (``BLOCK=block``). The value may still be shown a tensor elsewhere."""
+    return keyword is not None and (keyword in tb.LAUNCH_OPTIONS or (keyword.isupper() and keyword[0].isalpha()))
 
 
 SEQUENCES = ("list", "List", "tuple", "Tuple", "Sequence", "MutableSequence")

@@ -75,6 +75,9 @@ TORCH_METADATA_FUNCS = frozenset({"is_floating_point", "is_complex", "is_tensor"
 # Torch decorators that register a function and hand it back unchanged: nothing runs per call.
 TORCH_REGISTERING_DECORATORS = frozenset({"compiler.allow_in_graph", "_dynamo.allow_in_graph", "fx.wrap", "jit.ignore",
                                           "jit.unused", "jit.export", "library.register_fake", "library.impl_abstract"})
+# Keywords a Triton launch takes as compile or launch options (Python values, never tensors).
+LAUNCH_OPTIONS = frozenset({"num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "grid", "warmup",
+                            "enable_warp_specialization", "launch_cooperative_grid", "debug"})
 # Functions that hand a kernel a tensor's bits as another dtype: nothing is computed, the
 # reinterpretation happens on the host (kb/constraints/kernel-bit-reinterpretation.md).
 BIT_REINTERPRETERS = frozenset({"triton.reinterpret", "triton.runtime.jit.reinterpret", "triton.runtime.reinterpret"})
