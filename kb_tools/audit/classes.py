@@ -54,58 +54,57 @@ def method(cls: ast.ClassDef, name: str):
 
 
 _torch_members: dict[int, tuple[ast.ClassDef, dict[str, str]]] = {}  # id(class) -> (it, its torch members)
+_members: dict[int, tuple[ast.ClassDef, dict[str, str]]] = {}  # id(class) -> (it, its members built from a class)
+
+
+def _self_bindings(cls: ast.ClassDef):
+    """(attribute, value) for each ``<first parameter>.attr = value`` in a method of ``cls``, in order."""
+    for item in cls.body:
+        if not isinstance(item, FUNCTION_DEFS) or not (item.args.posonlyargs + item.args.args):
+            continue
+        me = (item.args.posonlyargs + item.args.args)[0].arg
+        for node in walk_nodes(item):
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me:
+                        yield t.attr, node.value
+
+
+def _per_class(table: dict, cls: ast.ClassDef, build) -> dict[str, str]:
+    """``build(cls)``, once per class object: classes come and go with their modules, so the
+    table is kept small."""
+    got = table.get(id(cls))
+    if got is not None and got[0] is cls:
+        return got[1]
+    found = build(cls)
+    if len(table) > 1024:
+        table.clear()
+    table[id(cls)] = (cls, found)
+    return found
 
 
 def torch_members(cls: ast.ClassDef, aliases: dict[str, str]) -> dict[str, str]:
     """The attributes a method of ``cls`` binds to a torch object it builds (``self.bn =
     nn.BatchNorm1d(c)`` in ``__init__``) or to a torch function (``self.act = F.gelu``), with the
     torch name: calling one (``self.bn(x)``) runs that torch code on the host."""
-    got = _torch_members.get(id(cls))
-    if got is not None and got[0] is cls:
-        return got[1]
-    found = {}
-    for item in cls.body:
-        if not isinstance(item, FUNCTION_DEFS) or not (item.args.posonlyargs + item.args.args):
-            continue
-        me = (item.args.posonlyargs + item.args.args)[0].arg
-        for node in walk_nodes(item):
-            if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Call, ast.Attribute, ast.Name)):
-                built = node.value.func if isinstance(node.value, ast.Call) else node.value  # nn.GELU() or F.gelu
-                q = qualname(built, aliases) or ""
-                for t in node.targets:
-                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me \
-                            and q.startswith(("torch.", "torch_npu.")):
-                        found[t.attr] = q
-    if len(_torch_members) > 1024:  # classes come and go with their modules: keep the table small
-        _torch_members.clear()
-    _torch_members[id(cls)] = (cls, found)
-    return found
-
-
-_members: dict[int, tuple[ast.ClassDef, dict[str, str]]] = {}  # id(class) -> (it, its members built from a class)
+    def build(cls):
+        found = {}
+        for attr, value in _self_bindings(cls):
+            if isinstance(value, (ast.Call, ast.Attribute, ast.Name)):
+                q = qualname(value.func if isinstance(value, ast.Call) else value, aliases) or ""  # nn.GELU() or F.gelu
+                if q.startswith(("torch.", "torch_npu.")):
+                    found[attr] = q
+        return found
+    return _per_class(_torch_members, cls, build)
 
 
 def built_members(cls: ast.ClassDef) -> dict[str, str]:
     """The attributes a method of ``cls`` binds to an object built by calling a bare name
     (``self.norm = RMSNorm(c)``), with that name: calling ``self.norm(x)`` runs its class's
     ``__call__`` or ``forward`` when the name is a class the audit can read."""
-    got = _members.get(id(cls))
-    if got is not None and got[0] is cls:
-        return got[1]
-    found = {}
-    for item in cls.body:
-        if not isinstance(item, FUNCTION_DEFS) or not (item.args.posonlyargs + item.args.args):
-            continue
-        me = (item.args.posonlyargs + item.args.args)[0].arg
-        for node in walk_nodes(item):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name):
-                for t in node.targets:
-                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me:
-                        found[t.attr] = node.value.func.id
-    if len(_members) > 1024:
-        _members.clear()
-    _members[id(cls)] = (cls, found)
-    return found
+    return _per_class(_members, cls, lambda cls: {
+        attr: value.func.id for attr, value in _self_bindings(cls)
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name)})
 
 
 def call_method(cls: ast.ClassDef, info):
