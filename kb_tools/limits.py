@@ -1,7 +1,8 @@
 """Each bound on what kbt reads, its default, and the environment setting that raises it.
 
 A limit that stops a hostile file also stops a real one that is merely large; the user raises
-it with ``OPKB_<NAME>=N`` without editing code. The value is read once, at import. A setting
+it with ``OPKB_<NAME>=N`` without editing code. A module's bound is read once, at its import
+(the tensor bound on each load, so a test or a long-lived server sees a change). A setting
 that is not a whole number in its range is not ignored: ``malformed()`` names it in one line
 at the command-line edge (``kbt``, ``kbt mcp``, ``kbt hook`` all pass through it), and until
 then the default holds.

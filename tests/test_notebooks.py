@@ -79,8 +79,8 @@ def test_notebook_executes(source, tmp_path, capfd):
         assert "cpu" in ran and "triton" in ran, f"{source.name} ran its Triton kernels on {ran} only"
     ascend = tmp_path / f"{source.stem}.triton-ascend.ipynb"
     if source.stem in ON_ASCEND and "triton-ascend" in present:
-        streams = _streams(ascend)
-        assert _first_output(ascend).splitlines()[0] == "backends: triton-ascend", _first_output(ascend)
+        streams, opening = _streams(ascend), _first_output(ascend)
+        assert opening.splitlines()[0] == "backends: triton-ascend", opening
         assert ON_ASCEND[source.stem] in streams, f"{source.name}: its kernel check did not pass on triton-ascend"
     terminal = capfd.readouterr()
     for noise in NOISE:

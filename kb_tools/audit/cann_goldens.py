@@ -12,11 +12,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from kb_tools.audit.codes import RULES
+from kb_tools.audit.codes import code_named
 from kb_tools.audit.findings import RawFinding
 from kb_tools.cann.golden_flow import GOLDEN, judge_golden
 
-UNCERTAIN = next(code for code, rule in RULES.items() if rule.name == "golden-rule-uncertain")
+UNCERTAIN = code_named("golden-rule-uncertain")
 
 
 def is_cann_golden(path: str) -> bool:

@@ -152,5 +152,12 @@ RULES = {
     )
 }
 
+
+def code_named(name: str) -> str:
+    """A rule's code from its stable name: a module that must mention another rule names it by
+    name, so the code itself stays in the rule's module and here (one home per code)."""
+    return next(code for code, rule in RULES.items() if rule.name == name)
+
+
 # What --select takes, shown in its help and errors: a code and a prefix of the registry (WB101,WB11).
 SELECT_EXAMPLE = f"{next(iter(RULES))},{list(RULES)[10][:4]}"

@@ -70,10 +70,9 @@ def read_inventory(path: Path) -> dict[str, str]:
     from kb_tools.files.yamlio import load_yaml
 
     if not os.path.lexists(path):  # a KB without it would switch the absent-API rule off without a word
-        from kb_tools.audit.codes import RULES
+        from kb_tools.audit.codes import code_named
 
-        code = next(c for c, rule in RULES.items() if rule.name == "kernel-absent-api")
-        fail(path, None, "AU031", f"missing: the absent-API rule ({code}) checks kernel API names against it; restore it",
+        fail(path, None, "AU031", f"missing: the absent-API rule ({code_named('kernel-absent-api')}) checks kernel API names against it; restore it",
              EXIT_USAGE)
     try:
         data = load_yaml(read_text(path, code_prefix="AU"), path, code="AU030")

@@ -14,7 +14,7 @@ import os
 import stat
 from pathlib import Path
 
-from kb_tools.limits import limit, setting
+from kb_tools.limits import LIMITS, setting
 
 SUFFIXES = (".npy", ".pt", ".pth")
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
@@ -71,7 +71,7 @@ def max_tensor_bytes() -> int:
     chosen = setting(TENSOR_SETTING)
     if chosen is not None:
         return min(chosen, machine_memory())
-    return min(limit(TENSOR_SETTING), machine_memory() // 4)
+    return min(LIMITS[TENSOR_SETTING].default, machine_memory() // 4)
 
 
 def _fits(path: Path, what: str, need: int) -> None:

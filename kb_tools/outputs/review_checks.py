@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from kb_tools.audit.codes import code_named
 from kb_tools.diagnostics import KbError, KbErrors
 from kb_tools.outputs.folds import Folded, png_of
 from kb_tools.outputs.review import NO_IMPLEMENTATION
@@ -287,7 +288,7 @@ class ReviewSession:
         path = {leg: self._leg_file(folder, leg) for leg in tensors}
         for leg, tensor in tensors.items():
             if dtype_name(tensor) != wanted[leg]:
-                cause = (f": the golden computes at the device's precision (a cast back, {_code_of('golden-casts-floats')}; "
+                cause = (f": the golden computes at the device's precision (a cast back, {code_named('golden-casts-floats')}; "
                          f"see {GOLDEN_PAGE})"
                          if leg == "golden" and dtype_name(tensor) == dtype and policy.output != dtype else "")
                 return (f"{path[leg]} holds {dtype_name(tensor)}, but the spec makes the {leg.replace('_', '-')} leg of "
@@ -417,10 +418,3 @@ def _plot_errors(tensors: dict, dtype: str, criterion: str):
     ax.legend()
     fig.tight_layout()
     return fig
-
-
-def _code_of(name: str) -> str:
-    """An audit rule's code, read from the registry by its stable name (one home per code)."""
-    from kb_tools.audit.codes import RULES
-
-    return next(code for code, rule in RULES.items() if rule.name == name)
