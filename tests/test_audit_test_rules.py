@@ -346,3 +346,25 @@ def test_exact_comparison_follows_the_spec_criterion_and_says_once_when_it_canno
     src.write_text(body.replace("torch.randn(8, dtype=torch.float16) * 2", "load_case()"))
     result = audit(src, find_specs=False)
     assert result.findings == [] and result.note.count("AU015") == 1 and "line 9" in result.note
+
+
+def test_one_tree_judged_under_two_specs_gets_two_verdicts(tmp_path):
+    """A rule's memo of the last file is held by the tree and spec themselves: the same tree read
+    first under a spec that says binary_equal, then with none, is judged afresh (a memo keyed by
+    the tree's id answered the second reading with the first one's verdict whenever an id was reused)."""
+    import ast
+
+    from kb_tools.audit.families import FamilyOptions, family_findings
+    from kb_tools.audit.module import ModuleInfo
+
+    spec_file = tmp_path / "cp.yaml"
+    spec_file.write_text("op: cp\ntopologies: [elementwise]\nproperties:\n  dtypes: [float16]\n"
+                         "criteria:\n  float16: binary_equal\nwrapper: cp_wrapper.py\n")
+    text = ("import torch\n\nfrom cp_wrapper import cp_wrapper\n\n\ndef test_cp():\n    torch.manual_seed(0)\n"
+            "    x = torch.randn(8, dtype=torch.float16) * 2\n    assert torch.equal(cp_wrapper(x), torch.exp(x))\n")
+    tree = ast.parse(text)
+    module = ModuleInfo(tree, text=text)
+    path = str(tmp_path / "test_cp.py")
+    with_spec = family_findings(tree, module, path, FamilyOptions(spec=load_spec(spec_file)))[1]
+    without = family_findings(tree, module, path, FamilyOptions(find_specs=False))[1]
+    assert [f.code for f in with_spec] == [] and [f.code for f in without] == ["TS106"]

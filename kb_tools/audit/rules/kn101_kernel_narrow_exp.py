@@ -143,7 +143,7 @@ def _exponentials(ctx: FileContext) -> bool:
     return ctx.memo[key]
 
 
-_declared_memo: dict = {}  # the last file's declared dtypes: KN101 and its note read them once
+_declared_memo: list = [None, None]  # [tree, its declared dtypes] of the last file: KN101 and its note read them once
 
 
 def half_loads(ctx: FileContext) -> str | None:
@@ -152,11 +152,9 @@ def half_loads(ctx: FileContext) -> str | None:
     spec, and the file declares no dtype, or half and wide floats both)."""
     if ctx.spec is not None:
         return "the spec declares a half dtype" if any(d in V.HALF_DTYPES for d in ctx.spec.dtypes) else ""
-    key = (ctx.path, id(ctx.tree))
-    if key not in _declared_memo:
-        _declared_memo.clear()
-        _declared_memo[key] = declared_dtypes(ctx.tree, ctx.nodes, ctx.module.kernels, ctx.aliases)
-    declared = _declared_memo[key]
+    if _declared_memo[0] is not ctx.tree:  # the tree itself: an id is reused once a tree is freed
+        _declared_memo[:] = [ctx.tree, declared_dtypes(ctx.tree, ctx.nodes, ctx.module.kernels, ctx.aliases)]
+    declared = _declared_memo[1]
     floats = [d for d in declared if d in V.FLOAT_DTYPES]
     halves = [d for d in V.HALF_DTYPES if d in declared]
     if not declared or (halves and len(halves) < len(floats)):

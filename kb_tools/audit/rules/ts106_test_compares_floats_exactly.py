@@ -367,17 +367,21 @@ def _reached_functions(test: ast.AST, functions: dict[str, ast.AST]) -> list[ast
     return out
 
 
-_exact_memo: dict = {}  # the last file's TS106 result: the findings and the note read it once
+_exact_memo: list = [None, None, None]  # [tree, spec, TS106 result] of the last file: the findings and the note read it once
 
 
 def _exact(ctx: FileContext) -> tuple[list[RawFinding], int | None]:
-    key = (ctx.path, id(ctx.tree))
-    if key not in _exact_memo:
+    """The memo holds the tree and spec themselves, not an id: an id is reused once a tree is
+    freed, and a later file (or the same file under another spec) must never meet an old result."""
+    if not _judged(ctx):
         functions = {n.name: n for n in ctx.tree.body if isinstance(n, FUNCTION_DEFS)}
-        _exact_memo.clear()
-        _exact_memo[key] = exact_comparisons(ctx, collect_tests(ctx.tree, ctx.module.kernels),
-                                             lambda t: _reached_functions(t, functions))
-    return _exact_memo[key]
+        _exact_memo[:] = [ctx.tree, ctx.spec, exact_comparisons(ctx, collect_tests(ctx.tree, ctx.module.kernels),
+                                                                 lambda t: _reached_functions(t, functions))]
+    return _exact_memo[2]
+
+
+def _judged(ctx: FileContext) -> bool:
+    return _exact_memo[0] is ctx.tree and _exact_memo[1] is ctx.spec
 
 
 def check(ctx: FileContext) -> list[RawFinding]:
@@ -387,7 +391,6 @@ def check(ctx: FileContext) -> list[RawFinding]:
 def undecided(ctx: FileContext) -> str | None:
     """One note when an exact comparison's dtype cannot be told (no spec, nothing declared);
     read after ``check_test`` (families.py runs it first), from what it found."""
-    judged = _exact_memo.get((ctx.path, id(ctx.tree)))  # check_test has run: an operator test has its result here
-    line = judged[1] if judged else None
+    line = _exact_memo[2][1] if _judged(ctx) else None  # check has run: an operator test has its result here
     return None if line is None else (f"{ctx.path}: AU015 TS106 cannot tell the dtype compared exactly at line {line}: "
                                       "no spec found and the test declares no single kind of dtype; pass --spec")
