@@ -50,6 +50,17 @@ def test_a_filler_that_is_not_a_plain_copy_stays_a_path_line_problem():
     assert [p.split(": ")[0] for p in facts.problems if "not resolved" in p] == ["toy_odd/op_host/toy_odd_def.cpp:22"]
 
 
+def test_tensors_handed_to_a_local_helper_take_its_dtypes_and_a_bare_one_is_a_problem():
+    facts = read_operator(Path(__file__).parent / "fixtures" / "cann_opdef" / "math" / "toy_grad", "toy_grad")
+    # dx through a lambda, index through a member function defined below its call
+    assert facts.outputs == {"dx": ["float32", "bfloat16"], "index": ["int32"], "mask": []}
+    assert facts.sources["dtype bfloat16"] == "toy_grad/op_host/toy_grad_def.cpp:11"
+    assert facts.sources["dtype int32"] == "toy_grad/op_host/toy_grad_def.cpp:24"
+    # mask registers nothing: said with its line, and stale is withheld rather than guessed
+    assert facts.problems == ["toy_grad/op_host/toy_grad_def.cpp:17: output 'mask' registers no .DataType or .Follow that this reader finds"]
+    assert facts.stale == []
+
+
 def test_criteria_are_the_reached_ones_through_module_constants():
     facts = read_operator(TOY_ADD, "toy_add")
     # _UNUSED_TOL names bfloat16 but no spec class uses it: not a criterion

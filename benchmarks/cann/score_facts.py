@@ -1,6 +1,7 @@
 """Score kb_tools.cann.read_operator against the hand labels (benchmarks/cann/labels-ops-math.yaml).
 
-Usage: python benchmarks/cann/score_facts.py REPO_ROOT [LABELS]
+Usage: python benchmarks/cann/score_facts.py REPO_ROOT [--labels FILE]
+(default labels-ops-math.yaml beside this script; a bare second argument is read as FILE too).
 REPO_ROOT is a checkout of the labelled repository at the labelled commit. An operator is right
 when all seven facts equal its label (lists compared as sets); the per-fact numbers and every
 disagreement are printed too.
@@ -8,6 +9,7 @@ disagreement are printed too.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -23,8 +25,9 @@ def _norm(value):
 
 
 def main(argv: list[str]) -> int:
-    root = Path(argv[0])
-    labels_path = Path(argv[1]) if len(argv) > 1 else Path(__file__).with_name("labels-ops-math.yaml")
+    args = _parse(argv)
+    root = Path(args.repo)
+    labels_path = Path(args.labels or args.positional_labels or Path(__file__).with_name("labels-ops-math.yaml"))
     labels = yaml.safe_load(labels_path.read_text(encoding="utf-8"))["operators"]
     right_ops, per_fact = 0, dict.fromkeys(FACTS, 0)
     for folder, want in labels.items():
@@ -40,6 +43,14 @@ def main(argv: list[str]) -> int:
     for f in FACTS:
         print(f"  {f}: {per_fact[f]}/{n}")
     return 0
+
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("repo")
+    parser.add_argument("positional_labels", nargs="?", help=argparse.SUPPRESS)
+    parser.add_argument("--labels", help="labels file (default labels-ops-math.yaml)")
+    return parser.parse_args(argv)
 
 
 if __name__ == "__main__":

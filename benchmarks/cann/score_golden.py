@@ -1,6 +1,7 @@
 """Per-line precision and recall of the golden rules against the hand labels.
 
-Usage: python benchmarks/cann/score_golden.py REPO [LABELS]
+Usage: python benchmarks/cann/score_golden.py REPO [--labels FILE]
+(default golden-labels-ops-math.yaml beside this script; a bare second argument is read as FILE too).
 REPO is a checkout of hicann/ops-math at the labels' commit (outside this repository).
 Scored twice: errors only (certain findings), then errors and warnings.
 A finding counts on a labelled operator only: on a violation line it is a true positive,
@@ -9,6 +10,7 @@ on any other line a false positive; a violation line without a finding is a miss
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -20,8 +22,14 @@ HERE = Path(__file__).resolve().parent
 
 
 def main(argv: list[str]) -> int:
-    repo = Path(argv[0])
-    labels = yaml.safe_load(Path(argv[1] if len(argv) > 1 else HERE / "golden-labels-ops-math.yaml").read_text())
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("repo")
+    parser.add_argument("positional_labels", nargs="?", help=argparse.SUPPRESS)
+    parser.add_argument("--labels", help="labels file (default golden-labels-ops-math.yaml)")
+    args = parser.parse_args(argv)
+    repo = Path(args.repo)
+    labels_file = args.labels or args.positional_labels or HERE / "golden-labels-ops-math.yaml"
+    labels = yaml.safe_load(Path(labels_file).read_text(encoding="utf-8"))
     for severities in (("error",), ("error", "warning")):
         _score(repo, labels, severities)
     return 0

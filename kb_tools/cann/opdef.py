@@ -2,8 +2,10 @@
 
 A tolerant reader: comments and strings are blanked, each ``this->Input/Output("name")`` chain's
 ``.DataType(...)`` / ``.DataTypeList(...)`` / ``.Follow(...)`` is read, and a dtype list named by
-a vector declared above the class or by a plain ``#define`` is followed. Anything else is
-reported with ``path:line`` as unresolved; nothing is guessed.
+a vector declared above the class or by a plain ``#define`` is followed. A chain handed to a local
+helper (``setAttr(this->Output("z"))`` with ``auto setAttr = [](auto&& t) { t.DataType(...); }``)
+takes the helper's calls. Anything else is reported with ``path:line`` as unresolved; nothing is
+guessed.
 """
 
 from __future__ import annotations
@@ -226,6 +228,31 @@ def _resolve(arg: str, names: "_Names", depth: int = 0) -> list[str] | None:
     return out
 
 
+_HANDED = re.compile(r"\b([A-Za-z_]\w*)\s*\(\s*(?:this\s*->\s*)?$")
+
+
+def _helper_calls(text: str, chain_start: int) -> list[re.Match]:
+    """The ``.DataType/.DataTypeList/.Follow`` calls of the local helper a chain is handed to
+    (``NAME(this->Output("z"))``): a lambda ``NAME = [..](P) {..}`` or a function ``NAME(P) {..}``
+    whose body calls them on its parameter. Empty when the chain is not handed to such a helper."""
+    handed = _HANDED.search(text, max(0, chain_start - 200), chain_start)
+    if not handed:
+        return []
+    name = re.escape(handed.group(1))
+    head = re.compile(r"\b" + name + r"\s*=\s*\[[^\]]*\]\s*\(([^()]*)\)[^{;]*\{|"
+                      r"\b" + name + r"\s*\(([^()]*)\)\s*(?:const\s*)?\{")
+    for m in head.finditer(text):
+        params = re.findall(r"[A-Za-z_]\w*", m.group(1) if m.group(1) is not None else m.group(2))
+        block = _block(text, m.end())
+        if not params or block is None:
+            continue
+        end = m.end() + len(block)
+        body = re.compile(r"\b" + re.escape(params[-1]) + r"\s*\.")
+        if body.search(text, m.end(), end):
+            return list(_METHOD.finditer(text, m.end(), end))
+    return []
+
+
 def read_opdef(path: Path, shown: str) -> OpDef:
     """Read one OpDef file; ``shown`` is how its path is printed in ``path:line``."""
     result = OpDef(shown)
@@ -248,7 +275,10 @@ def read_opdef(path: Path, shown: str) -> OpDef:
         semi = text.find(";", m.end(), stop)
         body_end = semi if semi >= 0 else stop
         tensor = Tensor(m.group(2), kind, [], line)
-        for call in _METHOD.finditer(text, m.end(), body_end):
+        calls = list(_METHOD.finditer(text, m.end(), body_end))
+        if not calls:
+            calls = _helper_calls(text, m.start())
+        for call in calls:
             end = _balanced(text, call.end())
             cline = text.count("\n", 0, call.start()) + 1
             if end < 0:
@@ -266,6 +296,8 @@ def read_opdef(path: Path, shown: str) -> OpDef:
                 tensor.dtypes += dtypes
                 for d in dtypes:
                     tensor.dtype_lines.setdefault(d, cline)
+        if not calls:
+            tensor.unresolved = f"{shown}:{line}: {kind} '{m.group(2)}' registers no .DataType or .Follow that this reader finds"
         result.tensors.append(tensor)
     by_name = {t.name: t for t in result.tensors}
     for t in result.tensors:  # a Follow takes the followed tensor's dtypes
