@@ -164,3 +164,31 @@ def test_a_dtype_held_in_a_local_name_is_followed(tmp_path):
         "    return (x.astype(cast_type) * 2).astype(keep)\n"))
     assert [(f.line, f.code) for f in findings] == [(7, "GD108")]
     assert "float64" in findings[0].message
+
+
+KERNELS = Path(__file__).parent / "fixtures" / "cann_kernel"
+
+
+def kernel_judged(op):
+    golden = KERNELS / "math" / op / GOLDEN
+    findings, error = judge_golden(golden, f"math/{op}/{GOLDEN.as_posix()}")
+    assert error is None
+    return [(f.line, f.code, f.severity) for f in findings]
+
+
+def test_float_as_one_case_of_a_dtype_dispatch_is_no_widening():
+    # ToySquareOp<float> sits beside ToySquareOp<half> / <bfloat16_t>: a dispatch, and the DAG
+    # multiplies in T, so the golden's float32 square of half inputs is wider than the kernel
+    facts = kernel_facts(KERNELS / "math" / "toy_square", "math/toy_square")
+    assert (facts.widening, facts.widening_at) == ("none", "math/toy_square/op_kernel: no Cast in 2 files")
+    assert kernel_judged("toy_square") == [(10, "GD108", "error")]
+    # a float accumulator in SIMT code is a widening by assignment: unknown, no error
+    assert kernel_facts(KERNELS / "math" / "toy_accumulate").widening == "unknown"
+    assert kernel_judged("toy_accumulate") == []
+
+
+def test_a_kernel_widening_in_another_operators_included_header_is_read():
+    facts = kernel_facts(KERNELS / "math" / "toy_argmin", "math/toy_argmin")
+    assert facts.widening == "float32"
+    assert facts.widening_at == "math/toy_reduce_core/op_kernel/arch35/toy_reduce_core.h:6"
+    assert kernel_judged("toy_argmin") == []

@@ -68,6 +68,19 @@ def _code_only(text: str) -> str:
     return _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
 
 
+_LOW_ARG = re.compile(r"\b(\w+)\s*<\s*(?:half|bfloat16_t)\s*>")
+
+
+def _dispatch_blanked(text: str) -> str:
+    """``Op<float>`` blanked where the same text also names ``Op<half>`` or ``Op<bfloat16_t>``:
+    one template instantiated per registered dtype is a dispatch, not a widening to float."""
+    names = set(_LOW_ARG.findall(text)) if "half" in text or "bfloat16_t" in text else set()
+    if not names:
+        return text
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\s*<\s*float\s*>")
+    return pattern.sub(lambda m: " " * len(m.group(0)), text)
+
+
 def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
     """Plain facts an operator folder gives about its kernel's widening and registered floats.
 
@@ -75,17 +88,23 @@ def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
     """
 
     def at(path: Path) -> str:
-        return str(Path(shown) / path.relative_to(folder)) if shown else str(path)
+        return os.path.normpath(Path(shown) / os.path.relpath(path, folder)) if shown else str(path)
 
     dtypes = set()
     for path in sorted((folder / "op_host").glob("*_def.cpp")) if (folder / "op_host").is_dir() else []:
         dtypes |= {_DT_NAMES[m] for m in _DT.findall(_read(path) or "")}
     kernel = folder / "op_kernel"
-    files = _kernel_files(kernel) if kernel.is_dir() else []
+    files = (_kernel_files(kernel) if kernel.is_dir() else [])[:400]
+    own, queued = len(files), set(files)
     any_cast = widen = ""
     double = False
-    for path in files[:400]:  # whole-text searches; the line is counted only for a match
+    for path in files:  # whole-text searches; the line is counted only for a match (grows below)
         raw = _read(path) or ""
+        if not widen and '"../' in raw:  # the kernel may widen in another operator's headers
+            for found in _outside_includes(path, raw):
+                if found not in queued and len(files) < own + 200:
+                    queued.add(found)
+                    files.append(found)
         wanted = (not widen and ("Cast" in raw or "Promo" in raw or "Promte" in raw)) or \
                  (not any_cast and ("Cast" in raw or "float" in raw)) or \
                  (not double and ("double" in raw or "float64" in raw))
@@ -95,7 +114,7 @@ def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
         double = double or bool(("double" in text or "float64" in text) and _DOUBLE.search(text))
         if not widen and ("Cast" in text or "Promo" in text or "Promte" in text) and (m := _WIDEN.search(text)):
             widen = f"{at(path)}:{text.count(chr(10), 0, m.start()) + 1}"
-        if not any_cast and ("Cast" in text or "float" in text) and (m := _ANY_CAST.search(text)):
+        if not any_cast and ("Cast" in text or "float" in text) and (m := _ANY_CAST.search(_dispatch_blanked(text))):
             any_cast = f"{at(path)}:{text.count(chr(10), 0, m.start()) + 1}"
     if widen:
         return KernelFacts("float32", widen, frozenset(dtypes), double)
@@ -103,7 +122,38 @@ def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
         return KernelFacts("unknown", f"{at(kernel)}: no kernel source", frozenset(dtypes), True)
     if any_cast:
         return KernelFacts("unknown", any_cast, frozenset(dtypes), double)
-    return KernelFacts("none", f"{at(kernel)}: no Cast in {len(files)} files", frozenset(dtypes), double)
+    included = f" and {len(files) - own} included" if len(files) > own else ""
+    return KernelFacts("none", f"{at(kernel)}: no Cast in {own} files{included}", frozenset(dtypes), double)
+
+
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"(\.\./[^"\n]+)"', re.M)
+
+
+def _outside_includes(path: Path, raw: str) -> list[Path]:
+    """Headers that ``path`` includes from outside its own folder (``#include "../x/y.h"``): by
+    the file's folder where that exists, else as the build lays out each ``op_kernel/`` as a
+    folder named for its operator (``../arg_max_with_value/h.h`` is that operator's
+    ``op_kernel/h.h``, in the same category or a sibling one). Unresolved includes are skipped."""
+    root = next((p for p in path.parents if p.name == "op_kernel"), None)
+    if root is None:
+        return []
+    op = root.parent.name
+    found = []
+    for inc in _INCLUDE.findall(raw):
+        plain = path.parent / inc
+        if plain.is_file():
+            found.append(Path(os.path.normpath(plain)))
+            continue
+        built = os.path.normpath(os.path.join(op, os.path.relpath(path.parent, root), inc)).split(os.sep)
+        if built[0] in ("..", op) or len(built) < 2:
+            continue
+        category = root.parent.parent
+        for base in [category] + sorted(p for p in category.parent.iterdir() if p.is_dir() and p != category):
+            candidate = base.joinpath(built[0], "op_kernel", *built[1:])
+            if candidate.is_file():
+                found.append(candidate)
+                break
+    return found
 
 
 def _kernel_files(kernel: Path) -> list[Path]:
