@@ -192,3 +192,14 @@ def test_a_kernel_widening_in_another_operators_included_header_is_read():
     assert facts.widening == "float32"
     assert facts.widening_at == "math/toy_reduce_core/op_kernel/arch35/toy_reduce_core.h:6"
     assert kernel_judged("toy_argmin") == []
+
+
+def test_a_golden_that_never_widens_is_reported_only_where_it_chains_rounding_ops(tmp_path):
+    head = 'import torch\n\n__golden__ = {"kernel": {"one": "g"}}\n\n\ndef g(x, value, **kwargs):\n'
+    # one multiply: torch rounds it once, as the kernel's widen-multiply-narrow does
+    single = judged_as(tmp_path / "a", "mean_two_good", "one", head + "    return torch.mul(torch.from_numpy(x), value).numpy()\n")
+    assert single == []
+    # a multiply then an add in half rounds twice, the kernel once: a warning
+    chained = judged_as(tmp_path / "b", "mean_two_good", "one",
+                        head + "    t = torch.from_numpy(x)\n    return torch.add(torch.mul(t, value), 1.0).numpy()\n")
+    assert [(f.line, f.code, f.severity) for f in chained] == [(6, "GD103", "warning")]
