@@ -16,7 +16,7 @@ from kb_tools.diagnostics import Diagnostic, KbError, KbErrors, shortened
 from kb_tools.kb import vocabulary as V
 from kb_tools.kb.facts import fact_drift, load_facts
 from kb_tools.kb.values import load_values, value_drift
-from kb_tools.kb.glossary import glossary_path, load_glossary
+from kb_tools.kb.glossary import glossary_path, load_glossary, source_problems
 from kb_tools.kb.page_code import page_blocks, section_blocks
 from kb_tools.kb.pages import BODY_SECTIONS, KnowledgeBase, body_sections, load_kb, shown_path
 from kb_tools.kb.router import Task, parse_router
@@ -286,14 +286,18 @@ def _squash(text: str) -> str:
 
 def check_glossary(ctx):
     """Every page the glossary names exists and carries the Chinese term beside the English one,
-    and every search string of a term is on at least one of the term's pages."""
+    every search string of a term is on at least one of the term's pages, and every gloss cites
+    a seed section or a public file."""
     terms, broken = _loaded(load_glossary, ctx.root)
     if broken:
         return 1, broken
     shown = shown_path(glossary_path(ctx.root))
+    seeds, _ = _loaded(load_sources, ctx.kb.kb_dir)  # a broken sources.yaml is reported by "seed citations"
+    sections = {name: set(seed.sections) for name, seed in (seeds or {}).items()}
     texts: dict[str, str] = {}
     diags, n = [], 0
     for term in terms:
+        diags.extend(Diagnostic(shown, term.line, "LN114", problem) for problem in source_problems(term, sections))
         for page_id in term.pages:
             n += 1
             page = ctx.kb.pages.get(page_id)

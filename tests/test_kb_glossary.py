@@ -73,7 +73,7 @@ def test_lint_checks_pages_and_both_terms(repo_copy):
     assert _codes(repo_copy) == []
     path = repo_copy / "kb" / "glossary.yaml"
     text = path.read_text("utf-8")
-    path.write_text(text + "  - zh: 不存在的术语\n    en: no such term anywhere\n    pages: [wrapper-boundary, no-such-page]\n", "utf-8")
+    path.write_text(text + "  - zh: 不存在的术语\n    en: no such term anywhere\n    source: \"003 boundary-rule\"\n    pages: [wrapper-boundary, no-such-page]\n", "utf-8")
     assert sorted(_codes(repo_copy)) == ["LN110", "LN111", "LN112"]
 
 
