@@ -12,6 +12,7 @@ from pathlib import Path
 
 from kb_tools.audit.casts import cast_target
 from kb_tools.audit.family_context import FileContext
+from kb_tools.audit.node_index import walk_nodes
 from kb_tools.audit.roles import KERNEL_FRAMEWORKS
 
 MAX_LOCAL_MODULE_BYTES = 2_000_000  # a local module read for kernels: a bounded prefix
@@ -40,5 +41,5 @@ def literal_casts(ctx: FileContext):
 
 def declared_names(fn: ast.AST) -> set[str]:
     """Names bound to an input's dtype (``declared = x.dtype``): what the leg narrows back to."""
-    return {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Attribute)
+    return {t.id for n in walk_nodes(fn) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Attribute)
             and n.value.attr == "dtype" for t in n.targets if isinstance(t, ast.Name)}

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from kb_tools.audit.node_index import walk_nodes
 from kb_tools.cann.golden_casts import LOW, WIDTH, cast_target
 from kb_tools.cann.opdef import read_opdef
 from kb_tools.cann.golden_reach import Context, Entry, GoldenModule, Reach, entries
@@ -235,7 +236,7 @@ def _rounding_steps(functions: list[ast.FunctionDef]) -> int:
     anything but two constants, and calls named in _ROUNDING); dead branches count too."""
     steps = 0
     for func in functions:
-        for node in ast.walk(func):
+        for node in walk_nodes(func):
             if isinstance(node, ast.BinOp) and isinstance(node.op, _ARITH):
                 steps += not (isinstance(node.left, ast.Constant) and isinstance(node.right, ast.Constant))
             elif isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)):
@@ -257,7 +258,7 @@ def _narrower_than_kernel(entry, rel, kernel, widens, where, out, folder, reache
         return
     outputs = output_floats(folder)
     halves = sorted((set(entry.criteria) or outputs) & outputs & LOW)
-    if not halves or any(_constructs_wide(node) for f in entry.functions for node in ast.walk(f)):
+    if not halves or any(_constructs_wide(node) for f in entry.functions for node in walk_nodes(f)):
         return
     out.append(GoldenFinding(rel, entry.functions[0].lineno, "GD103", "warning",
                              f"{entry.key}: the two-party golden never widens {', '.join(halves)}, while the kernel computes "

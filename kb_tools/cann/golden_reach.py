@@ -13,6 +13,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Iterator
 
+from kb_tools.audit.node_index import child_nodes, walk_nodes
 from kb_tools.cann.golden_casts import LOW, float_dtype
 
 PROMOTED = frozenset({"float32", "float64"})
@@ -71,15 +72,15 @@ class GoldenModule:
         found = self._scopes.get(id(func))
         if found is None:
             counts: dict[str, list[ast.AST]] = {}
-            for node in ast.walk(func):
+            for node in walk_nodes(func):
                 if isinstance(node, ast.Assign):
                     for target in node.targets:
                         if isinstance(target, ast.Name):
                             counts.setdefault(target.id, []).append(node.value)
                 elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With)):
-                    for name in (n for n in ast.walk(getattr(node, "target", node)) if isinstance(n, ast.Name)):
+                    for name in (n for n in walk_nodes(getattr(node, "target", node)) if isinstance(n, ast.Name)):
                         counts.setdefault(name.id, []).extend([None, None])
-            args = {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}
+            args = {a.arg for a in walk_nodes(func.args) if isinstance(a, ast.arg)}
             local = {k: v[0] for k, v in counts.items() if len(v) == 1 and k not in args}
             found = self._scopes[id(func)] = {**{k: v for k, v in self.consts.items() if k not in counts and k not in args},
                                               **local}
@@ -334,7 +335,7 @@ class Reach:
                 chain = (node.func, node.func.value)
         elif isinstance(node, (ast.List, ast.Tuple, ast.Attribute, ast.Subscript)):
             chain = tuple(node.elts) if isinstance(node, (ast.List, ast.Tuple)) else (node.value,)
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             if isinstance(child, ast.stmt):
                 continue
             yield from self._expr(child, exits and any(child is c for c in chain))
@@ -342,13 +343,13 @@ class Reach:
 
 def _targets(stmt) -> list[ast.AST]:
     if isinstance(stmt, ast.Assign):
-        return [n for t in stmt.targets for n in ast.walk(t)]
-    return list(ast.walk(stmt.target))
+        return [n for t in stmt.targets for n in walk_nodes(t)]
+    return list(walk_nodes(stmt.target))
 
 
 def _returned_names(func: ast.FunctionDef) -> set[str]:
     names = set()
-    for node in ast.walk(func):
+    for node in walk_nodes(func):
         if isinstance(node, ast.Return) and node.value is not None:
-            names |= {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+            names |= {n.id for n in walk_nodes(node.value) if isinstance(n, ast.Name)}
     return names

@@ -11,6 +11,7 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kb_tools.audit.node_index import walk_nodes
 from kb_tools.cann.golden_reach import GoldenModule, entries
 
 MAX_BYTES = 4 * 1024 * 1024
@@ -52,7 +53,7 @@ def _framework(tree: ast.Module) -> tuple[str, int]:
     alias: dict[str, str] = {}
     imported: dict[str, int] = {}
     calls: list[ast.Call] = []
-    for node in ast.walk(tree):
+    for node in walk_nodes(tree):
         if isinstance(node, ast.Call):
             calls.append(node)
         elif isinstance(node, ast.Import):

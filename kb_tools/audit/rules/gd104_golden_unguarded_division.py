@@ -11,6 +11,7 @@ from kb_tools.audit.family_context import FileContext
 from kb_tools.audit.findings import RawFinding
 from kb_tools.audit.module import FUNCTION_DEFS
 from kb_tools.audit.names import dotted, qualname
+from kb_tools.audit.node_index import walk_nodes
 from kb_tools.audit.roles import GOLDEN
 from kb_tools.audit.tables import TORCH_CONSTRUCTORS
 from kb_tools.kb import vocabulary as V
@@ -31,7 +32,7 @@ def _tensor_names(fn: ast.AST, aliases: dict[str, str]) -> set[str]:
     """Names a function evidently uses as tensors: results of torch/numpy/tf calls, receivers
     of tensor methods, arguments of torch functions."""
     names = set()
-    for node in ast.walk(fn):
+    for node in walk_nodes(fn):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             q = qualname(node.value.func, aliases) or ""
             if q.split(".")[-1] in NOT_TENSOR_RESULTS:
@@ -54,12 +55,12 @@ def _tensor_names(fn: ast.AST, aliases: dict[str, str]) -> set[str]:
 def _names_integer_dtype(fn: ast.AST) -> bool:
     """Whether a function names an integer dtype (torch.int32, np.int8, "int64"): without a
     spec, the evidence that its divisions are integer divisions."""
-    return any(is_int(dtype_name(n)) for n in ast.walk(fn) if isinstance(n, (ast.Attribute, ast.Constant)))
+    return any(is_int(dtype_name(n)) for n in walk_nodes(fn) if isinstance(n, (ast.Attribute, ast.Constant)))
 
 
 def _division_sites(fn: ast.AST, aliases: dict[str, str]):
     tensors = None
-    for node in ast.walk(fn):
+    for node in walk_nodes(fn):
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Mod)):
             tensors = _tensor_names(fn, aliases) if tensors is None else tensors
             if any(isinstance(side, ast.Name) and side.id in tensors for side in (node.left, node.right)):
@@ -78,7 +79,7 @@ def _division_sites(fn: ast.AST, aliases: dict[str, str]):
 def _guards(fn: ast.AST) -> tuple[bool, bool]:
     """(a zero divisor is checked, INT_MIN / -1 is checked) somewhere in the function."""
     zero = minus_one = False
-    for node in ast.walk(fn):
+    for node in walk_nodes(fn):
         values = []
         if isinstance(node, ast.Compare):
             values = [node.left, *node.comparators]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from kb_tools.audit.casts import cast_target
 from kb_tools.audit.family_context import FileContext
+from kb_tools.audit.node_index import walk_nodes
 from kb_tools.contract.discovery import op_candidates
 from kb_tools.audit.findings import RawFinding, call_pos
 from kb_tools.audit.golden_rules import declared_names
@@ -26,8 +27,8 @@ GENERIC_STEMS = frozenset({"golden", "goldens", "legs", "reference", "ref", "tes
 
 def _exit_names(fn: ast.AST) -> set[str]:
     """Names a function returns (``return y``, ``return y, z``)."""
-    return {n.id for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None
-            for n in ast.walk(r.value) if isinstance(n, ast.Name)}
+    return {n.id for r in walk_nodes(fn) if isinstance(r, ast.Return) and r.value is not None
+            for n in walk_nodes(r.value) if isinstance(n, ast.Name)}
 
 
 def _outermost(value: ast.AST) -> list[ast.AST]:
