@@ -13,6 +13,7 @@ from kb_tools.diagnostics import KbError, KbErrors
 from kb_tools.kb.glossary import GlossaryTerm, glossary_markdown, load_glossary
 from kb_tools.kb.pages import load_kb
 from kb_tools.lint import run_lint
+from kb_tools.search.answer import answer
 
 ISSUE_TERMS = ("非连续", "余弦相似度", "带宽利用率", "累加", "动态shape", "格式转换")
 
@@ -85,3 +86,14 @@ def test_site_page_links_every_named_page():
         assert term.zh in page
         for pid in term.pages:
             assert f"[{pid}](kb/{kb.pages[pid].rel_path})" in page
+
+
+def test_each_chinese_term_routes_to_one_of_its_pages():
+    """A developer who pastes the seed's word (白名单, 静态审计, 多核利用率, 回退 ...) lands, within
+    `kbt route`'s first three answers, on a page the glossary says treats it."""
+    misses = {}
+    for term in load_glossary(REPO):
+        top = [h.id for h in answer(REPO, term.zh, limit=3).hits][:3]
+        if not set(top) & set(term.pages):
+            misses[term.zh] = top
+    assert misses == {}
