@@ -1,6 +1,6 @@
 """Score kb_tools.cann.read_operator against the hand labels (benchmarks/cann/labels-ops-math.yaml).
 
-Usage: python benchmarks/cann/score_facts.py REPO_ROOT [--labels FILE]
+Usage: python benchmarks/cann/score_facts.py REPO_ROOT [--labels FILE] [--batch N]
 (default labels-ops-math.yaml beside this script; a bare second argument is read as FILE too).
 REPO_ROOT is a checkout of the labelled repository at the labelled commit. An operator is right
 when all seven facts equal its label (lists compared as sets); the per-fact numbers and every
@@ -29,6 +29,8 @@ def main(argv: list[str]) -> int:
     root = Path(args.repo)
     labels_path = Path(args.labels or args.positional_labels or Path(__file__).with_name("labels-ops-math.yaml"))
     labels = yaml.safe_load(labels_path.read_text(encoding="utf-8"))["operators"]
+    if args.batch:
+        labels = {op: want for op, want in labels.items() if want.get("batch", 1) == args.batch}
     right_ops, per_fact = 0, dict.fromkeys(FACTS, 0)
     for folder, want in labels.items():
         got = read_operator(root / folder, folder).as_json()
@@ -50,6 +52,7 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("repo")
     parser.add_argument("positional_labels", nargs="?", help=argparse.SUPPRESS)
     parser.add_argument("--labels", help="labels file (default labels-ops-math.yaml)")
+    parser.add_argument("--batch", type=int, help="score only the entries of this batch (no batch: field is batch 1)")
     return parser.parse_args(argv)
 
 

@@ -1,6 +1,6 @@
 """Per-line precision and recall of the golden rules against the hand labels.
 
-Usage: python benchmarks/cann/score_golden.py REPO [--labels FILE]
+Usage: python benchmarks/cann/score_golden.py REPO [--labels FILE] [--batch N]
 (default golden-labels-ops-math.yaml beside this script; a bare second argument is read as FILE too).
 REPO is a checkout of hicann/ops-math at the labels' commit (outside this repository).
 Scored twice: errors only (certain findings), then errors and warnings.
@@ -26,10 +26,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("repo")
     parser.add_argument("positional_labels", nargs="?", help=argparse.SUPPRESS)
     parser.add_argument("--labels", help="labels file (default golden-labels-ops-math.yaml)")
+    parser.add_argument("--batch", type=int, help="score only the entries of this batch (no batch: field is batch 1)")
     args = parser.parse_args(argv)
     repo = Path(args.repo)
     labels_file = args.labels or args.positional_labels or HERE / "golden-labels-ops-math.yaml"
     labels = yaml.safe_load(Path(labels_file).read_text(encoding="utf-8"))
+    if args.batch:
+        labels["operators"] = {op: e for op, e in labels["operators"].items() if e.get("batch", 1) == args.batch}
     for severities in (("error",), ("error", "warning")):
         _score(repo, labels, severities)
     return 0
