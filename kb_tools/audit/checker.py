@@ -532,6 +532,8 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
                 self.expr(func.slice)
             self.args(e)
             return self.launch(e)
+        if (site := self.dispatched(e)) is not None:
+            return self.call_table(e, site)
         q = qualname(func, self.aliases)
         if torch_name(q) is None:
             q = self.imported_torch(func) or q

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 from kb_tools.audit import tables as tb
+from kb_tools.audit.dispatch import Tables
 from kb_tools.audit.module import launch_target
 from kb_tools.audit.names import dotted, qualname
 from kb_tools.audit.node_index import NodeIndex, walk_nodes
@@ -18,13 +19,15 @@ from kb_tools.audit.node_index import NodeIndex, walk_nodes
 _ASSIGN, _ATTRIBUTE, _CALL, _NAME = ast.Assign, ast.Attribute, ast.Call, ast.Name
 
 
-def tensor_evidence(fn, index: NodeIndex, launchers: set[str], aliases: dict[str, str]) -> set[str]:
+def tensor_evidence(fn, index: NodeIndex, launchers: set[str], aliases: dict[str, str], _depth: int = 0) -> set[str]:
     """Names the function itself uses as tensors: metadata or a tensor-only method read
     from them, a torch function called on them, a slice of them handed to a launch, or
     (parameters without a default that are never used as Python numbers) passed to a kernel
-    launch, directly or in a list that the launch unpacks (``inputs = [x, w, out]; kernel(*inputs)``).
+    launch, directly or in a list that the launch unpacks (``inputs = [x, w, out]; kernel(*inputs)``),
+    or passed through a dispatch table to a parameter that a function of the table uses as a tensor.
     ``fn``'s nodes are read from ``index`` by class: only what the sets below collect depends on them."""
     names, launched = set(), set()
+    tables = Tables.of(index)
     no_default = _params_without_default(fn)
     packed: dict[str, list] = {}  # list and tuple literals bound to a name
     keyed: dict[str, list] = {}  # the values put in a dict bound to a name (``dict(a=x)``, ``{'a': x}``, ``d['a'] = x``)
@@ -57,7 +60,9 @@ def tensor_evidence(fn, index: NodeIndex, launchers: set[str], aliases: dict[str
                 first = node.args[0]
                 elts = first.elts if isinstance(first, (ast.List, ast.Tuple)) else [first]
                 names.update(e.id for e in elts if isinstance(e, ast.Name))
-        elif launch_target(node, launchers):
+        elif tables.by_name and (site := tables.site(node, fn)) is not None and site.launch(launchers) is None:
+            launched.update(_through_table(node, site, index, launchers, aliases, _depth))
+        elif launch_target(node, launchers, tables, fn):
             args = list(node.args) + [kw.value for kw in node.keywords if not _compile_time(kw.arg)]
             for a in node.args:
                 if isinstance(a, ast.Starred) and isinstance(a.value, ast.Name):
@@ -76,6 +81,29 @@ def tensor_evidence(fn, index: NodeIndex, launchers: set[str], aliases: dict[str
             seen.add(name)
             launched.add(name)
     return names | (launched & no_default) - python_number_uses(fn, index, aliases)
+
+
+def _through_table(call, site, index: NodeIndex, launchers: set[str], aliases: dict[str, str], depth: int) -> set[str]:
+    """The names ``table[key](...)`` passes to a parameter that some function of the table (one
+    of this module, read to one level) uses as a tensor."""
+    if depth > 0:
+        return set()
+    tables, out = Tables.of(index), set()
+    for member in site.table.members:
+        target = tables.functions.get(member.id) if isinstance(member, ast.Name) else None
+        if target is None:
+            continue
+        used = tables.evidence.get(id(target))
+        if used is None:
+            used = tables.evidence[id(target)] = tensor_evidence(target, index, launchers, aliases, depth + 1)
+        params = [p.arg for p in target.args.posonlyargs + target.args.args]
+        for a, p in zip(call.args, params):
+            if isinstance(a, ast.Starred):
+                break
+            if isinstance(a, ast.Name) and p in used:
+                out.add(a.id)
+        out.update(kw.value.id for kw in call.keywords if kw.arg in used and isinstance(kw.value, ast.Name))
+    return out
 
 
 def _compile_time(keyword: str | None) -> bool:

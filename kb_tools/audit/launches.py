@@ -1,7 +1,8 @@
 """The launch stage of a wrapper's walk: how many kernel launches each path has made (0, 1,
 or 2 for "two or more"), where a second launch, a launch in a loop and a return without a
-launch are reported (``rules.wb109_launch_count``, ``rules.wb110_launch_in_loop``), and which
-calls are launches.
+launch are reported (``rules.wb109_launch_count``, ``rules.wb110_launch_in_loop``), which
+calls are launches, and the calls through a dispatch table (``dispatch``): one branch per
+function the table holds.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ import ast
 from kb_tools.audit.buffers import same_buffer
 from kb_tools.audit.evidence import torch_name
 from kb_tools.audit.findings import method_pos
-from kb_tools.audit.kinds import K, U
+from kb_tools.audit.kinds import K, U, join
 from kb_tools.audit.module import launch_target
-from kb_tools.audit.names import qualname
+from kb_tools.audit.names import dotted, qualname
 from kb_tools.audit.rules import wb109_launch_count as wb109, wb110_launch_in_loop as wb110
 
 BLAMED_ZERO = -1  # a path already reported as returning without a launch
@@ -42,11 +43,54 @@ class LaunchCounting:
             frame.returned.update(same_buffer(s.value))
         self.counts = frozenset()
 
+    def target(self, call) -> str | None:
+        """The kernel ``call`` launches (``module.launch_target``, dispatch tables read)."""
+        return launch_target(call, self.module.launchers | self.frame.kernel_names, self.module.tables, self.frame.fn)
+
     def is_launch(self, call) -> bool:
-        names = self.module.launchers | self.frame.kernel_names
-        if launch_target(call, names):
+        if self.target(call):
             return True
         return isinstance(call.func, ast.Name) and self.env.get(call.func.id) == K
+
+    def dispatched(self, call):
+        """The dispatch site of a call that runs a table's values as functions, else None."""
+        site = self.module.tables.site(call, self.frame.fn)
+        return site if site is not None and not site.grid else None
+
+    def call_table(self, call, site):
+        """``table[key](args)``: each function the table holds runs from the same state, as one
+        branch of an ``if`` would; a kernel among them is a launch. A value the walk cannot
+        follow (a lambda, a call, a function from outside the tree) is told once at the call,
+        and no path through it is told it launched nothing. The functions are the variants the
+        key picks among (``fn[mode]``: one operator per mode), so the kernel each launches is
+        not "another kernel" beside the others'; a second launch on one path still is one."""
+        self.expr(call.func)
+        counts0, ends, kinds = self.counts, [], []
+        unknown = site.table.unknown
+        kernels = self.module.launchers | self.frame.kernel_names
+        seen0, seen = self.kernels_seen, {}
+        for member in site.table.members:
+            self.counts = counts0
+            self.kernels_seen = dict(seen0)
+            if isinstance(member, ast.Name) and member.id in kernels:
+                self.args(call)
+                kinds.append(self.launch(call))
+            elif (found := self.defined(member)) is not None:
+                kinds.append(self.call_helper(call, found[1], found[0]))
+            else:
+                unknown = True
+                continue
+            ends.append(self.counts)
+            for kernel, pos in self.kernels_seen.items():
+                seen.setdefault(kernel, pos)
+        self.kernels_seen = {**seen0, **seen}
+        if unknown:
+            if not ends:
+                self.args(call)
+            self.unfollowed.add((self.parsed.path if self.parsed is not None else None, call.lineno, site.table.name, "a dispatch table with values not followed"))
+            ends.append(frozenset(BLAMED_ZERO if c == 0 else c for c in counts0))
+        self.counts = frozenset().union(*ends)
+        return join(*kinds) if kinds else U
 
     def launch(self, call) -> str:
         if self.nested:
@@ -100,12 +144,17 @@ class LaunchCounting:
         """Seed 003: exactly one kernel per wrapper, whichever path runs. A launch that picks
         among kernels (``k = a if c else b; k[grid](...)``), or a kernel other than the one
         an earlier launch on another branch used, is reported as ``kernel-choice``."""
-        names = self.module.launchers | self.frame.kernel_names
-        kernel = launch_target(call, names) or (call.func.id if isinstance(call.func, ast.Name) else "<kernel>")
-        among = self.module.choices(self.frame.fn).get(kernel, ())
+        kernel = self.target(call) or (call.func.id if isinstance(call.func, ast.Name) else "<kernel>")
+        among = self.module.choices(self.frame.fn).get(kernel, ()) or self.table_choice(call)
         first = next(iter(self.kernels_seen), None)
         if len(among) > 1:
             self.report(pos, *wb109.chosen_kernel(among))
         elif first is not None and kernel not in self.kernels_seen:
             self.report(pos, *wb109.other_kernel(kernel, first))
         self.kernels_seen.setdefault(kernel, pos)
+
+    def table_choice(self, call) -> tuple[str, ...]:
+        """The kernels a launch through a dispatch table picks among (``KERNELS[dtype][grid](x)``)."""
+        site = self.module.tables.site(call, self.frame.fn)
+        names = tuple(sorted(".".join(dotted(m)) for m in site.table.members)) if site is not None else ()
+        return names if len(names) > 1 else ()

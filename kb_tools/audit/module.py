@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase, translate
 from itertools import accumulate
 
+from kb_tools.audit.dispatch import Tables
 from kb_tools.audit.names import bind_import, dotted, qualname, record_import
 from kb_tools.audit.node_index import BLOCKS, NodeIndex, child_nodes, child_statements, fields_of, walk_nodes
 from kb_tools.audit.tables import DRIVER_NAMES, JIT_DECORATORS
@@ -45,10 +46,13 @@ def jit_flavour(fn, aliases: dict[str, str]) -> str | None:
 KERNEL_WRAPPERS = ("wrap_triton", "capture_triton")
 
 
-def launch_target(call: ast.Call, launchers: set[str]) -> str | None:
+def launch_target(call: ast.Call, launchers: set[str], tables: Tables | None = None, fn=None) -> str | None:
     """The kernel a call launches: ``anything[grid](...)`` (``wrap_triton(anything)[grid](...)``
-    too), or a call of a launcher name."""
+    too), or a call of a launcher name. With the module's ``tables`` (``fn``: the function
+    holding the call), a call through a dispatch table launches only as ``dispatch.Site`` says."""
     func = call.func
+    if tables is not None and (site := tables.site(call, fn)) is not None:
+        return site.launch(launchers)
     if not isinstance(func, ast.Subscript):
         value = None
     elif isinstance(func.value, ast.Call) and (dotted(func.value.func) or [""])[-1] in KERNEL_WRAPPERS \
@@ -128,7 +132,8 @@ def _gathered(fn, aliases: dict[str, str], index: NodeIndex | None) -> tuple[lis
     return calls, local, bound
 
 
-def _host_calls(fn, launchers: set[str], aliases: dict[str, str], index: NodeIndex | None = None) -> tuple[bool, set[str], set[str], dict]:
+def _host_calls(fn, launchers: set[str], aliases: dict[str, str], index: NodeIndex | None = None,
+                tables: Tables | None = None) -> tuple[bool, set[str], set[str], dict]:
     """(launches directly, bare names called, local kernels, the local names bound to one of
     several kernels) in one pass over ``fn``.
 
@@ -152,8 +157,11 @@ def _host_calls(fn, launchers: set[str], aliases: dict[str, str], index: NodeInd
                 picked.setdefault(t, set()).update(kernels)
     choices = {t: tuple(sorted(kernels)) for t, kernels in picked.items() if len(kernels) > 1}
     known = launchers | local
-    launches = any(launch_target(c, known) for c in calls)
+    launches = any(launch_target(c, known, tables, fn) for c in calls)
     names = {c.func.id for c in calls if isinstance(c.func, ast.Name)}
+    if tables is not None and tables.by_name:  # a call through a table calls each function it holds
+        names |= {m for c in calls if (site := tables.site(c, fn)) is not None and not site.grid
+                  for m in site.table.member_names()}
     return launches, names, local, choices
 
 
@@ -231,6 +239,7 @@ class ModuleInfo:
         self.functions: list[FunctionInfo] = []
         self.index = NodeIndex(tree)  # the module's and its functions' nodes, walked once, when first asked
         self.text = text  # the source, when given: a rule may look for a name in it before walking
+        self.tables = Tables.of(self.index)  # dispatch tables: calls through them call their values
         self._scan(tree.body, top=True)
         self.launchers = set(self.kernels) | set(launchers)
         # ``factory(n)(...)``: a function that returns a kernel; calling it is where the launch is read.
@@ -255,7 +264,7 @@ class ModuleInfo:
         A text that holds none of the first round's cues launches nothing: no function of it
         is sliced or walked."""
         self.launching: set[int] = set()  # nothing walked yet: nothing launches
-        cues = ("](", "jit", *self.launchers)
+        cues = ("](", "jit", *self.launchers, *self.tables.cues)
         if text is not None and not any(w in text for w in cues):
             return
         segments = Segments(text) if text is not None else None
@@ -283,7 +292,8 @@ class ModuleInfo:
             if not walk:
                 break
             for f in walk:
-                f.direct_launch, f.calls, f.local_kernels, f.choices = _host_calls(f.node, self.launchers, self.aliases, self.index)
+                f.direct_launch, f.calls, f.local_kernels, f.choices = _host_calls(f.node, self.launchers, self.aliases,
+                                                                                   self.index, self.tables)
                 for called in f.calls:
                     callers.setdefault(called, []).append(f)
             for f in walk:

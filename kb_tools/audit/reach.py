@@ -99,8 +99,9 @@ class Reach:
         """``found`` and the functions of ``parsed`` that launch through it, round by round."""
         info = parsed.info
         text = parsed.text
+        held = {n for t in info.tables.by_name.values() for n in t.member_names()}  # functions a table holds
         fresh = {n for n in (info.imports if self.tree is not None else ())
-                 if (f"{n}(" in text or f"{n}." in text) and self.import_launches(parsed, n, budget)}
+                 if (f"{n}(" in text or f"{n}." in text or n in held) and self.import_launches(parsed, n, budget)}
         if not fresh and not found:  # nothing here launches, nor anything it imports: no class or call can
             return found
         segments, texts = Segments(text), {}
@@ -109,6 +110,7 @@ class Reach:
             fresh |= {f.name for f in info.functions if f.top and at(f.node) in found} - words
             new_owners = {classes.class_of(info, f.node) for f in info.functions if at(f.node) in found} - owners - {None}
             fresh |= {c.name for c in new_owners} - words
+            fresh |= {t.cue for t in info.tables.by_name.values() if t.member_names() & (fresh | words)} - words
             words, owners = words | fresh, owners | new_owners
             new = []
             for f in todo:  # a function is looked at again only when the round brings a word it may name
@@ -178,6 +180,9 @@ class Reach:
         calls, made = own_calls(fn)
         for call in calls:
             func = call.func
+            if (site := info.tables.site(call, fn)) is not None and not site.grid:  # table[key](...): each value
+                yield from self._held(parsed, info, site.table)
+                continue
             if (hit := self._instance_call(parsed, info, fn, func, made)) is not None:
                 yield hit
                 continue
@@ -219,6 +224,22 @@ class Reach:
                 entry = tree.attribute(parsed, base, attr)
                 if entry is not None and entry[0] == "function":
                     yield entry[1], entry[2]
+
+    def _held(self, parsed, info, table):
+        """(module, function) for each value of a dispatch table that names a function of the
+        file or of the tree (``mod.f`` too)."""
+        for member in table.members:
+            if isinstance(member, ast.Name):
+                if member.id in info.helpers:
+                    yield parsed, info.helpers[member.id]
+                    continue
+                entry = self.tree.resolve(parsed, member.id) if self.tree is not None and member.id in info.imports else None
+            elif isinstance(member.value, ast.Name) and self.tree is not None and member.value.id in info.imports:
+                entry = self.tree.attribute(parsed, member.value.id, member.attr)
+            else:
+                entry = None
+            if entry is not None and entry[0] == "function":
+                yield entry[1], entry[2]
 
     def _class(self, parsed, info, name: str):
         """(module, its info, class) for a bare name: a class of this module or imported from the tree."""

@@ -1,0 +1,201 @@
+"""Calls through dispatch tables (issue 37, step 2): ``fn[mode](a, b)`` where ``fn`` is a literal
+table of same-repository functions runs one of them, so their host work and launches are the
+caller's; ``KERNELS[dtype][grid](x)`` launches one of the table's kernels; a table the audit
+cannot read to the end is said once at the call. The good and bad fixtures are
+``fixtures/audit/patterns/dispatch_table_*`` (run by test_audit_patterns)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+from audit_cases import tree_findings
+
+from kb_tools.audit import audit_source
+from kb_tools.audit.evidence import tensor_evidence
+from kb_tools.audit.module import ModuleInfo
+
+HEAD = """\
+import torch
+import triton
+
+
+@triton.jit
+def ka(x, y, n):
+    pass
+
+
+@triton.jit
+def kb(x, y, n):
+    pass
+
+
+def a_launch(x, y):
+    x = x.contiguous()
+    ka[(1,)](x, y, x.numel())
+    return y
+
+
+def b_launch(x, y):
+    kb[(1,)](x, y, x.numel())
+    return y
+
+
+"""
+
+
+def _audit(body: str):
+    return audit_source(HEAD + textwrap.dedent(body), "w.py")
+
+
+def _line(body: str, text: str) -> int:
+    """The line of ``text`` in the module made of HEAD and ``body``."""
+    lines = (HEAD + textwrap.dedent(body)).splitlines()
+    return next(i for i, line in enumerate(lines, 1) if text in line)
+
+
+CLASS_TABLE = """
+class Mm(torch.autograd.Function):
+    fn = {"a": a_launch, "b": b_launch}
+
+    @staticmethod
+    def forward(ctx, x, mode):
+        y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+        Mm.fn[mode](x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        if ctx.needs_input_grad[0]:
+            dx = torch.empty(dy.shape, dtype=dy.dtype, device=dy.device)
+            Mm.fn[ctx.mode](dy, dx)
+            Mm.fn[ctx.mode](dx, dy)
+            return dx, None
+        return None, None
+"""
+
+
+def test_a_class_table_of_launching_helpers_is_a_call_of_each_and_their_host_work_is_the_callers():
+    result = _audit(CLASS_TABLE)
+    assert [(w.name, w.launches) for w in result.wrapper_info] == [("a_launch", 1), ("b_launch", 1),
+                                                                   ("forward", 1), ("backward", 2)]
+    contiguous = [f for f in result.findings if f.code == "WB102"]
+    assert [(f.line, f.wrappers) for f in contiguous] == [(_line("", "x.contiguous()"), ("a_launch", "forward", "backward"))]
+    launches = sorted((f.line, f.code) for f in result.findings if f.code == "WB109")
+    second, bare = _line(CLASS_TABLE, "Mm.fn[ctx.mode](dx, dy)"), _line(CLASS_TABLE, "return None, None")
+    assert launches == [(second, "WB109"), (bare, "WB109")]  # a second launch; a return with no launch
+
+
+def test_picking_among_a_tables_helpers_is_no_kernel_choice_but_a_kernel_table_is():
+    result = _audit(CLASS_TABLE)
+    assert not any("second kernel beside" in f.message for f in result.findings)
+    kernels = _audit("""
+        KERNELS = {torch.float16: ka, torch.float32: kb}
+
+
+        def by_dtype(x, y):
+            KERNELS[x.dtype][(1,)](x, y, x.numel())
+            return y
+        """)
+    assert [(w.name, w.launches) for w in kernels.wrapper_info][-1] == ("by_dtype", 1)
+    assert [f.message.split(";")[0] for f in kernels.findings if f.code == "WB109"] == \
+        ["launches one of 2 kernels (ka, kb) chosen on the host"]
+
+
+def test_a_value_picked_from_a_table_and_called_is_the_table_call():
+    body = """
+        OPS = [a_launch, b_launch]
+
+
+        def pick(x, y, i):
+            impl = OPS[i]
+            impl(x, y)
+            return y
+        """
+    result = _audit(body)
+    assert ("pick", 1) in [(w.name, w.launches) for w in result.wrapper_info]
+    assert [f.wrappers for f in result.findings if f.code == "WB102"] == [("a_launch", "pick")]
+
+
+def test_self_and_cls_reach_the_class_table():
+    result = _audit("""
+        class Op:
+            impls = (a_launch, b_launch)
+
+            def run(self, x, y, i):
+                self.impls[i](x, y)
+                return y
+        """)
+    assert ("run", 1) in [(w.name, w.launches) for w in result.wrapper_info]
+
+
+def test_arguments_are_tensors_only_as_far_as_the_tables_functions_use_them():
+    source = HEAD + textwrap.dedent("""
+        def launch_dims(x, y, dims):
+            ka[(dims[0],)](x, y, dims[0] * dims[1])
+            return y
+
+
+        OPS = {"d": launch_dims}
+
+
+        def run(x, y, dims, k):
+            OPS[k](x, y, dims)
+            return y
+        """)
+    tree = ast.parse(source)
+    info = ModuleInfo(tree, text=source)
+    run = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "run")
+    # ka[...] takes x, y (tensors: launched); dims only in a grid and arithmetic: a Python value
+    assert tensor_evidence(run, info.index, info.launchers, info.aliases) == {"x", "y"}
+
+
+def test_an_unknown_table_is_said_once_at_the_call_and_not_guessed():
+    body = """
+        OPS = {"a": a_launch, "lazy": make_op("b")}
+
+
+        def run(x, y, k):
+            OPS[k](x, y)
+            return y
+        """
+    result = _audit(body)
+    line = _line(body, "OPS[k](x, y)")
+    assert result.unfollowed == (f"w.py:{line} `OPS` (a dispatch table with values not followed)",)
+    assert ("run", 1) in [(w.name, w.launches) for w in result.wrapper_info]
+    assert not any(f.code == "WB109" and "run" in f.wrappers for f in result.findings)
+
+
+def test_a_name_that_shadows_a_table_is_not_the_table():
+    result = _audit("""
+        OPS = {"a": a_launch}
+
+
+        def run(OPS, x, y):
+            OPS[(1,)](x, y, x.numel())
+            return y
+        """)
+    assert ("run", 1) in [(w.name, w.launches) for w in result.wrapper_info]  # a parameter may be a kernel
+
+
+def test_a_table_of_functions_imported_from_another_module_is_followed(tmp_path: Path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "impl.py").write_text(HEAD)
+    (pkg / "api.py").write_text(textwrap.dedent("""\
+        import torch
+        from pkg.impl import a_launch, b_launch
+
+        OPS = {"a": a_launch, "b": b_launch}
+
+
+        def run(x, mode):
+            y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+            OPS[mode](x.float(), y)
+            return y
+        """))
+    found = tree_findings(tmp_path)
+    assert ("pkg/api.py", 9, "WB101", ("run",)) in found  # the wrapper is found through the table
+    assert ("pkg/impl.py", _line("", "x.contiguous()"), "WB102", ("a_launch", "run")) in found  # the helper's host work is run's too
