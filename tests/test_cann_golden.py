@@ -98,7 +98,7 @@ def test_hostile_goldens_are_one_line_each(tmp_path):
     golden.write_text("def golden(x):\n    return " + "+".join(["x"] * 60000) + "\n")
     findings, error = judge_golden(golden, "hostile/golden.py")
     assert findings == [] and error.startswith("hostile/golden.py:")
-    source = "# 中文注释\n__golden__ = {'kernel': {'hostile': 'g'}}\ndef g(x):\n    return x.astype('float64')\n"
+    source = "# 中文注释\n__golden__ = {'kernel': {'hostile': 'g'}}\ndef g(x):\n    return x.astype('float64') * 2\n"
     for data in (source.encode("gbk"), "\ufeff".encode() + source.encode()):  # GBK text, a UTF-8 BOM
         golden.write_bytes(data)
         findings, error = judge_golden(golden, "hostile/golden.py")
@@ -203,3 +203,26 @@ def test_a_golden_that_never_widens_is_reported_only_where_it_chains_rounding_op
     chained = judged_as(tmp_path / "b", "mean_two_good", "one",
                         head + "    t = torch.from_numpy(x)\n    return torch.add(torch.mul(t, value), 1.0).numpy()\n")
     assert [(f.line, f.code, f.severity) for f in chained] == [(6, "GD103", "warning")]
+
+
+def test_a_cast_whose_value_is_only_converted_and_returned_widens_nothing(tmp_path):
+    text = ('import torch\n\n__golden__ = {"kernel": {"pick": "g"}}\n\n\n'
+            'def g(cond, a, b, **kwargs):\n'
+            '    x = torch.from_numpy(a).float()\n'                          # line 7: computes below in float32
+            '    y = torch.from_numpy(b)\n'
+            '    return torch.where(torch.from_numpy(cond), x, y).float().numpy().astype(a.dtype)\n')  # line 9
+    findings = judged_as(tmp_path, "max_copy_bad", "pick", text)  # its kernel never casts
+    assert [(f.line, f.code) for f in findings] == [(7, "GD108")]
+    # np.sum(..., dtype=...) at the return computes in the dtype it names: still a finding
+    summed = judged_as(tmp_path / "s", "max_copy_bad", "pick",
+                       'import numpy as np\n\n__golden__ = {"kernel": {"pick": "g"}}\n\n\n'
+                       'def g(a, **kwargs):\n    return np.sum(a, dtype="float32")\n')
+    assert [(f.line, f.code) for f in summed] == [(7, "GD108")]
+
+
+def test_shape_bookkeeping_is_not_a_chain_of_rounding_ops(tmp_path):
+    text = ('import torch\n\n__golden__ = {"kernel": {"one": "g"}}\n\n\n'
+            'def _pad(shape, rank):\n    return [1] * (rank - len(shape)) + list(shape)\n\n\n'
+            'def g(a, b, **kwargs):\n    _pad(a.shape, b.ndim - 1)\n'
+            '    return torch.fmod(torch.from_numpy(a), torch.from_numpy(b)).numpy()\n')
+    assert judged_as(tmp_path, "mean_two_good", "one", text) == []

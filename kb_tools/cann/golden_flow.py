@@ -210,7 +210,7 @@ def _judge_golden(mod, entry, rel, kernel, out, folder):
                                          "drop the cast: Promote already hands float32/float64 tensors"))
             continue
         wider = _wider_than_kernel(target, kernel)
-        if wider:
+        if wider and not (exits and _returned_unchanged(call, func)):
             certain = kernel.widening != "unknown" or (target == "float64" and not kernel.names_double)
             severity = "error" if certain else "warning"
             out.append(GoldenFinding(rel, line, "GD108", severity,
@@ -218,6 +218,26 @@ def _judge_golden(mod, entry, rel, kernel, out, folder):
                                      f"({kernel.widening}, {kernel.widening_at}); {where}",
                                      f"widen only as the kernel does ({'none' if kernel.widening == 'none' else 'float32'}) and narrow at the same points"))
     _narrower_than_kernel(entry, rel, kernel, widens, where, out, folder, list(reached.values()))
+
+
+# methods that convert a value without computing on it
+_CONVERSIONS = frozenset({"numpy", "astype", "to", "type", "cpu", "detach", "contiguous", "float", "double",
+                          "half", "bfloat16", "clone", "copy", "view", "reshape", "tolist", "item"})
+
+
+def _returned_unchanged(call: ast.Call, func: ast.FunctionDef) -> bool:
+    """A conversion whose value the entry returns through conversions only
+    (``return res.float().numpy().astype(d)``): nothing is computed in the dtype it casts to."""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr in _CONVERSIONS):
+        return False  # np.sum(x, dtype=...) and the like compute in the dtype they name
+    parents = {id(child): node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
+    node = call
+    while True:
+        up = parents.get(id(node))
+        top = parents.get(id(up)) if isinstance(up, ast.Attribute) and up.value is node else None
+        if not (isinstance(top, ast.Call) and top.func is up and up.attr in _CONVERSIONS):
+            return isinstance(up, ast.Return)
+        node = top
 
 
 # calls that round their result (exact ones such as abs, max, neg, copies and views are left out)
@@ -231,14 +251,30 @@ _ROUNDING = frozenset({
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult)
 
 
+_SIZE_CALLS = frozenset({"len", "int", "range", "list", "tuple"})
+
+
+def _size_like(node: ast.AST) -> bool:
+    """A container literal, a ``len(...)``-like call or ``.shape``/``.ndim``/``.size``: arithmetic
+    on it is Python bookkeeping (shapes, indices), not a tensor operation."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp)):
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return node.func.id in _SIZE_CALLS
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Attribute) and node.attr in ("shape", "ndim", "size")
+
+
 def _rounding_steps(functions: list[ast.FunctionDef]) -> int:
-    """How many rounding operations the reached functions write (arithmetic operators on
-    anything but two constants, and calls named in _ROUNDING); dead branches count too."""
+    """How many rounding operations the reached functions write (arithmetic operators but on two
+    constants or on size bookkeeping, and calls named in _ROUNDING); dead branches count too."""
     steps = 0
     for func in functions:
         for node in walk_nodes(func):
             if isinstance(node, ast.BinOp) and isinstance(node.op, _ARITH):
-                steps += not (isinstance(node.left, ast.Constant) and isinstance(node.right, ast.Constant))
+                constants = isinstance(node.left, ast.Constant) and isinstance(node.right, ast.Constant)
+                steps += not (constants or _size_like(node.left) or _size_like(node.right))
             elif isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)):
                 steps += (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) in _ROUNDING
     return steps
