@@ -12,10 +12,6 @@ from pathlib import Path, PurePosixPath
 SKIPPED_DIRS = frozenset({"build", "__pycache__", "node_modules", "site-packages", "venv", "env"})
 
 
-def _is_venv(folder: str, name: str) -> bool:
-    return os.path.isfile(os.path.join(folder, name, "pyvenv.cfg"))
-
-
 def excluded(path: PurePosixPath, patterns: list[str]) -> bool:
     """A glob matches the path, any of its trailing parts, or any folder on it."""
     text = str(path)
@@ -36,13 +32,56 @@ def python_files(paths, exclude: list[str] | None = None) -> list[Path]:
                 out.append(given)
             continue
         found = []
-        for folder, dirs, files in os.walk(given):  # folders as text: a tree of thousands builds no Path for each
-            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS
-                             and not _is_venv(folder, d))
-            for name in files:
-                if name.endswith(".py") and not name.startswith("."):
-                    path = Path(folder, name)
-                    if not exclude or not excluded(PurePosixPath(path.relative_to(given).as_posix()), exclude):
-                        found.append(path)
+        for folder, name in _walk(os.fspath(given)):
+            path = Path(folder, name)
+            if not exclude or not excluded(PurePosixPath(path.relative_to(given).as_posix()), exclude):
+                found.append(path)
         out.extend(sorted(found))
     return out
+
+
+def _walk(top: str):
+    """(folder, name) of each ``*.py`` under ``top``, in no particular order. Each folder is
+    listed once and nothing else is asked of the file system: a link or a folder is told from
+    the listing's own entry (``os.walk`` asked ``islink`` of every folder), and a folder is a
+    virtual environment when its own listing holds a ``pyvenv.cfg`` file (it was one more
+    ``stat`` per folder). Folders as text: a tree of thousands builds no Path for each."""
+    todo = [(top, False)]
+    while todo:
+        folder, below = todo.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        files, dirs = [], []
+        for entry in entries:
+            name = entry.name
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if not name.startswith(".") and name not in SKIPPED_DIRS and not _is_link(entry):
+                    dirs.append(entry.path)
+            elif name.endswith(".py") and not name.startswith("."):
+                files.append(name)
+            elif below and name == "pyvenv.cfg" and _is_file(entry):
+                break  # a virtual environment (the folder given is walked whatever it is)
+        else:
+            yield from ((folder, name) for name in files)
+            todo.extend((d, True) for d in dirs)
+
+
+def _is_link(entry) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
+
+
+def _is_file(entry) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
