@@ -50,8 +50,14 @@ class Outcome:
 
 
 def _audit_share(files: list[Path], roots: list[Path], options: dict, indices) -> list[Outcome]:
-    """Audit the files at ``indices`` in one process (the serial run)."""
-    return _audit_with(_tree(files, roots, options), files, options, indices)
+    """Audit the files at ``indices`` in one process (the serial run). The modules the tree
+    kept are let go at the end: whatever still holds the tree (a cache keyed by it) then holds
+    no syntax tree, and the collector no longer walks them through the merge and the report."""
+    tree = _tree(files, roots, options)
+    try:
+        return _audit_with(tree, files, options, indices)
+    finally:
+        tree.release()
 
 
 def _tree(files: list[Path], roots: list[Path], options: dict) -> Tree:

@@ -96,6 +96,10 @@ class Tree:
             self._cache.popitem(last=False)
         return parsed
 
+    def release(self) -> None:
+        """Let go of the parsed modules kept (the run is over; a later ``module`` parses again)."""
+        self._cache.clear()
+
     def _name(self, path: Path) -> str:
         return self.name_of.get(path, path.stem)
 
