@@ -187,6 +187,17 @@ def test_float_as_one_case_of_a_dtype_dispatch_is_no_widening():
     assert kernel_judged("toy_accumulate") == []
 
 
+def test_static_cast_to_float_beside_one_to_half_is_a_conversion_not_a_dispatch(tmp_path):
+    folder = tmp_path / "toy_square"
+    shutil.copytree(KERNELS / "math" / "toy_square", folder)
+    shutil.rmtree(folder / "op_kernel")
+    (folder / "op_kernel").mkdir()
+    (folder / "op_kernel" / "simt.h").write_text(
+        "template <typename T>\n__aicore__ inline void Sq(__gm__ T* x, __gm__ T* y, int64_t i)\n"
+        "{\n    y[i] = static_cast<half>(static_cast<float>(x[i]) * static_cast<float>(x[i]));\n}\n")
+    assert kernel_facts(folder).widening == "unknown"
+
+
 def test_a_kernel_widening_in_another_operators_included_header_is_read():
     facts = kernel_facts(KERNELS / "math" / "toy_argmin", "math/toy_argmin")
     assert facts.widening == "float32"

@@ -10,6 +10,7 @@ plain (``Cast<T, float>``, ``PromoteT``); where it is not, findings that need it
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -69,17 +70,27 @@ def _code_only(text: str) -> str:
     return _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
 
 
-_LOW_ARG = re.compile(r"\b(\w+)\s*<\s*(?:half|bfloat16_t)\s*>")
+_TEMPLATE_OF = re.compile(r"(\w+)\s*<\s*$")
+_CLOSES = re.compile(r"\s*>")
 
 
-def _dispatch_blanked(text: str) -> str:
-    """``Op<float>`` blanked where the same text also names ``Op<half>`` or ``Op<bfloat16_t>``:
-    one template instantiated per registered dtype is a dispatch, not a widening to float."""
-    names = set(_LOW_ARG.findall(text)) if "half" in text or "bfloat16_t" in text else set()
-    if not names:
-        return text
-    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\s*<\s*float\s*>")
-    return pattern.sub(lambda m: " " * len(m.group(0)), text)
+def _first_cast(text: str) -> re.Match | None:
+    """The first Cast, or float named other than as one case of a dtype dispatch: ``Op<float>``
+    where the same text also names ``Op<half>`` or ``Op<bfloat16_t>`` (one template instantiated
+    per registered dtype) is not a widening to float."""
+    dispatched: dict[str, bool] = {}
+    for m in _ANY_CAST.finditer(text):
+        name = _TEMPLATE_OF.search(text, max(0, m.start() - 80), m.start()) if m.group(0) == "float" else None
+        if not (name and _CLOSES.match(text, m.end())):
+            return m
+        op = name.group(1)
+        if op.endswith("_cast"):  # static_cast<float>(h) converts; it is no dispatch
+            return m
+        if op not in dispatched:
+            dispatched[op] = bool(re.search(r"\b" + op + r"\s*<\s*(?:half|bfloat16_t)\s*>", text))
+        if not dispatched[op]:
+            return m
+    return None
 
 
 def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
@@ -115,7 +126,7 @@ def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
         double = double or bool(("double" in text or "float64" in text) and _DOUBLE.search(text))
         if not widen and ("Cast" in text or "Promo" in text or "Promte" in text) and (m := _WIDEN.search(text)):
             widen = f"{at(path)}:{text.count(chr(10), 0, m.start()) + 1}"
-        if not any_cast and ("Cast" in text or "float" in text) and (m := _ANY_CAST.search(_dispatch_blanked(text))):
+        if not any_cast and ("Cast" in text or "float" in text) and (m := _first_cast(text)):
             any_cast = f"{at(path)}:{text.count(chr(10), 0, m.start()) + 1}"
     if widen:
         return KernelFacts("float32", widen, frozenset(dtypes), double)
@@ -149,12 +160,21 @@ def _outside_includes(path: Path, raw: str) -> list[Path]:
         if built[0] in ("..", op) or len(built) < 2:
             continue
         category = root.parent.parent
-        for base in [category] + sorted(p for p in category.parent.iterdir() if p.is_dir() and p != category):
+        for base in [category] + [p for p in _folders(category.parent) if p != category]:
             candidate = base.joinpath(built[0], "op_kernel", *built[1:])
             if candidate.is_file():
                 found.append(candidate)
                 break
     return found
+
+
+@functools.lru_cache(maxsize=64)
+def _folders(parent: Path) -> list[Path]:
+    """The folders in ``parent``, sorted (the categories an include may land in)."""
+    try:
+        return sorted(p for p in parent.iterdir() if p.is_dir())
+    except OSError:
+        return []
 
 
 def _kernel_files(kernel: Path) -> list[Path]:
