@@ -16,6 +16,8 @@ import os
 from pathlib import Path
 from urllib.parse import quote
 
+import orjson
+
 from kb_tools import __version__
 from kb_tools.audit.codes import RULES
 from kb_tools.audit.engine import AuditResult
@@ -55,7 +57,10 @@ def json_report(results: list[AuditResult]) -> str:
         "wrappers": [w.to_json() for r in results for w in r.wrapper_info],
         "findings": [f.to_json() for r in results for f in r.findings],
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False)
+    try:  # json.dumps(indent=2)'s very text at C speed: the standard encoder indents in Python (0.06 s on FlagGems)
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode("utf-8")
+    except orjson.JSONEncodeError:  # a lone surrogate (an undecodable byte of a file name): as the standard encoder writes it
+        return json.dumps(doc, indent=2, ensure_ascii=False)
 
 
 def relative_uri(path: str, root: Path) -> tuple[str, bool]:
