@@ -1,7 +1,10 @@
 """GD103 (golden-follows-dut-widening): in a two-party case the golden casts to a dtype that
 is neither declared nor a widening target, and narrower than the DUT's widening. On a CANN
 golden (judged with its folder's facts by ``kb_tools.cann.golden_flow``): a two-party golden
-that never widens the half dtypes the kernel computes in float32 (the opposite of golden-wider-than-kernel).
+that never widens the half dtypes the kernel computes in float32 (the opposite of golden-wider-than-kernel),
+reported only where the functions it reaches write two or more rounding operations: torch and
+numpy compute one half op in float and round once, as the kernel's widen-compute-narrow does,
+so only a chain departs from the kernel (a warning: the mode is read, not run).
 """
 
 from __future__ import annotations
