@@ -1,8 +1,12 @@
-"""Calls through dispatch tables (issue 37, step 2): ``fn[mode](a, b)`` where ``fn`` is a literal
-table of same-repository functions runs one of them, so their host work and launches are the
-caller's; ``KERNELS[dtype][grid](x)`` launches one of the table's kernels; a table the audit
-cannot read to the end is said once at the call. The good and bad fixtures are
-``fixtures/audit/patterns/dispatch_table_*`` (run by test_audit_patterns)."""
+"""Issue 37, step 2: two recall mechanisms.
+
+Dispatch tables: ``fn[mode](a, b)`` where ``fn`` is a literal table of same-repository functions
+runs one of them, so their host work and launches are the caller's; ``KERNELS[dtype][grid](x)``
+launches one of the table's kernels; a table the audit cannot read to the end is said once at the
+call. Good and bad fixtures: ``fixtures/audit/patterns/dispatch_table_*`` (run by test_audit_patterns).
+
+Discovery: a module whose text holds no launch cue is still read when its imports lead, within the
+chains' bound, to one that does (``fixtures/audit/chain``: good.py and bad.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +16,12 @@ from pathlib import Path
 
 from audit_cases import tree_findings
 
-from kb_tools.audit import audit_source
+from kb_tools.audit import audit_source, reach
+from kb_tools.audit.batch import audit_files
+from kb_tools.audit.discover import python_files
 from kb_tools.audit.evidence import tensor_evidence
 from kb_tools.audit.module import ModuleInfo
+from kb_tools.audit.package import Tree
 
 HEAD = """\
 import torch
@@ -199,3 +206,58 @@ def test_a_table_of_functions_imported_from_another_module_is_followed(tmp_path:
     found = tree_findings(tmp_path)
     assert ("pkg/api.py", 9, "WB101", ("run",)) in found  # the wrapper is found through the table
     assert ("pkg/impl.py", _line("", "x.contiguous()"), "WB102", ("a_launch", "run")) in found  # the helper's host work is run's too
+
+
+CHAIN = Path(__file__).parent / "fixtures" / "audit" / "chain"
+
+
+def test_discovery_follows_a_module_without_launch_cues_to_the_module_that_launches():
+    """good.py and bad.py call ``api.matmul``; api.py holds no ``](``, ``jit`` or ``.apply(`` and
+    calls ``impl.mm``, which launches: both callers are wrappers, and bad.py's host work is found."""
+    results, errors, _ = audit_files(python_files([str(CHAIN)]), roots=[CHAIN])
+    assert errors == []
+    wrappers = sorted((Path(w.path).name, w.name, w.launches) for r in results for w in r.wrapper_info)
+    assert wrappers == [("api.py", "matmul", 1), ("bad.py", "linear", 1), ("good.py", "linear", 1), ("impl.py", "mm", 1)]
+    assert sorted((Path(p).name, line, code, w) for p, line, code, w in tree_findings(CHAIN)) == \
+        [("bad.py", 5, "WB101", ("linear",)), ("bad.py", 5, "WB102", ("linear",))]
+
+
+def _chain(root: Path, hops: int, cycle: bool = False) -> None:
+    """caller.py -> m0 -> m1 -> ... -> m{hops-1} -> launcher.py, none of the m's holding a cue;
+    with ``cycle`` the last m imports m0 back instead of reaching the launcher."""
+    pkg = root / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "launcher.py").write_text("import triton\n\n\n@triton.jit\ndef k(x):\n    pass\n\n\n"
+                                     "def f(x):\n    k[(1,)](x)\n    return x\n")
+    for i in range(hops):
+        after = "m0" if cycle and i == hops - 1 else f"m{i + 1}" if i < hops - 1 else "launcher"
+        (pkg / f"m{i}.py").write_text(f"from pkg.{after} import f\n")
+    (pkg / "caller.py").write_text("from pkg.m0 import f\n\n\ndef run(x):\n    return f(x.float())\n")
+
+
+def _caller_is_wrapper(root: Path) -> bool:
+    results, errors, _ = audit_files(python_files([str(root)]), roots=[root])
+    assert errors == []
+    return any(Path(w.path).name == "caller.py" for r in results for w in r.wrapper_info)
+
+
+def test_re_exports_through_modules_without_cues_are_followed_within_the_bound(tmp_path: Path):
+    near, far, cycle = tmp_path / "near", tmp_path / "far", tmp_path / "cycle"
+    for folder, hops, loop in ((near, 3, False), (far, reach.MAX_REACH + 2, False), (cycle, 4, True)):
+        folder.mkdir()
+        _chain(folder, hops, loop)
+    assert _caller_is_wrapper(near)
+    assert not _caller_is_wrapper(far)  # past MAX_REACH modules: not followed
+    assert not _caller_is_wrapper(cycle)  # a cycle of modules that never launch ends
+
+
+def test_the_gate_answers_alike_whichever_module_is_asked_first(tmp_path: Path):
+    _chain(tmp_path, 3)
+    files = python_files([str(tmp_path)])
+    answers = []
+    for order in (["pkg.m0", "pkg.m1", "pkg.m2"], ["pkg.m2", "pkg.m1", "pkg.m0"]):
+        tree = Tree(files, [tmp_path], lambda path, name: None)
+        gate = reach.Reach(tree)
+        answers.append({name: gate.readable(name) for name in order})
+    assert answers[0] == answers[1] == {"pkg.m0": True, "pkg.m1": True, "pkg.m2": True}

@@ -10,8 +10,10 @@ file; this follows calls into classes and into the audited tree, each module onc
 from __future__ import annotations
 
 import ast
+import re
 from fnmatch import fnmatchcase
 from pathlib import PurePath
+from types import SimpleNamespace
 from weakref import WeakKeyDictionary
 
 from kb_tools.audit import classes
@@ -25,6 +27,10 @@ MAX_REACH = 8  # rounds of a module's search: a same-file chain of more helpers 
 MAX_MODULES = 16  # modules followed through imports from the one asked about
 CUT = 1 << 30  # the height of a search that ran out of modules
 CUES = (b"](", b"jit", b".apply(")  # a module whose text holds none of these launches nothing itself
+MAX_SCANNED = 2000  # modules whose imports one gate question reads (the chains' other bound: MAX_REACH deep)
+# an import statement's module and names, read off the text without parsing it (a name list in
+# parentheses is read to the end of its first line)
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w.,  \t]*)|import[ \t]+([\w., \t]+))", re.M)
 
 
 def at(fn) -> tuple[int, int]:
@@ -60,7 +66,8 @@ class Reach:
         self.exact: dict[str, tuple[set, int]] = {}  # path -> ((line, column) of each launching def, modules looked at deep)
         self.partial: dict[tuple[str, int], set] = {}  # (path, budget) -> the same, cut short by the budget
         self.heights = [0]  # per search under way: how many modules deep it has looked (CUT: it ran out)
-        self.texts: dict[str, bool] = {}  # path -> whether its text holds a launch cue
+        self.texts: dict[str, bool] = {}  # path -> whether it is worth parsing (``readable``)
+        self.scans: dict[str, tuple[bool, list]] = {}  # path -> (its text holds a cue, the tree modules it imports)
 
     def launching(self, parsed, budget: int = MAX_MODULES) -> set[tuple[int, int]]:
         """Where ``parsed``'s launching functions are defined, through the tree included (by
@@ -140,18 +147,60 @@ class Reach:
         return cls in owners or any(built in words for built in classes.built_members(cls).values())
 
     def readable(self, target: str | None) -> bool:
-        """Whether the module named ``target`` (or its package) is worth parsing to find launches."""
+        """Whether the module named ``target`` (or its package) is worth parsing to find launches:
+        a package's ``__init__`` (re-exports), a text with a launch cue, or a text importing,
+        through at most ``MAX_REACH`` modules of the tree, one with a cue (``api.matmul`` calling
+        ``impl.mm``, which launches: api's text holds no cue). Each file's text is read once; the
+        answer depends on the module alone, never on which question came first."""
         path = self.tree.by_name.get(target) if target else None
         if path is None:
             return False
         key = str(path)
         if key not in self.texts:
-            try:
-                data = path.read_bytes()
-            except OSError:
-                data = b""
-            self.texts[key] = path.name == "__init__.py" or any(c in data for c in CUES)
+            self.texts[key] = path.name == "__init__.py" or self._leads_to_cue(path)
         return self.texts[key]
+
+    def _leads_to_cue(self, path) -> bool:
+        """Breadth first over the imports from ``path``: a cue within ``MAX_REACH`` modules,
+        reading no more than ``MAX_SCANNED`` of them."""
+        level, seen = [path], {str(path)}
+        for depth in range(MAX_REACH + 1):
+            following = []
+            for here in level:
+                cue, imported = self._scan(here)
+                if cue:
+                    return True
+                for there in imported if depth < MAX_REACH else ():
+                    if str(there) not in seen and len(seen) < MAX_SCANNED:
+                        seen.add(str(there))
+                        following.append(there)
+            level = following
+        return False
+
+    def _scan(self, path) -> tuple[bool, list]:
+        """(whether ``path``'s text holds a launch cue, the modules of the tree its imports name)."""
+        key = str(path)
+        got = self.scans.get(key)
+        if got is not None:
+            return got
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b""
+        cue = any(c in data for c in CUES)
+        imported = []
+        if not cue:
+            importer = SimpleNamespace(name=self.tree.name_of.get(path, path.stem), path=key)
+            for dots, module, names, plain in _IMPORT.findall(data):
+                if plain:
+                    targets = [n.split()[0] for n in plain.decode().split(",") if n.strip()]
+                else:
+                    base = self.tree.absolute(importer, len(dots), module.decode() or None)
+                    parts = [n.split()[0] for n in names.decode().split(",") if n.strip()]
+                    targets = [base, *(f"{base}.{n}" for n in parts)] if base else []
+                imported += [self.tree.by_name[t] for t in targets if t in self.tree.by_name]
+        got = self.scans[key] = (cue, imported)
+        return got
 
     def import_launches(self, parsed, name: str, budget: int) -> bool:
         """Whether a call through the imported ``name`` may launch: a function or class of the
