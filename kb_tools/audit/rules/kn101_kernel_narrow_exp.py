@@ -170,6 +170,14 @@ def check(ctx: FileContext, halves: str | None = None) -> list[RawFinding]:
         return []
     if halves is None:
         halves = half_loads(ctx) or ""
+    key = (CODE, "found", halves)  # ``undecided`` asks again for what the rule's own run found
+    if key not in ctx.memo:
+        ctx.memo[key] = _found(ctx, halves)
+    return ctx.memo[key]
+
+
+def _found(ctx: FileContext, halves: str) -> list[RawFinding]:
+    """``check``'s findings with loads read as ``halves`` says, computed once per file."""
     helpers = {n.name: n for n in ctx.tree.body if isinstance(n, FUNCTION_DEFS)}
     work = [(fn, _annotated_env(fn), "") for fn, _flavour in ctx.module.kernels.values()]
     seen, out = set(), {}
