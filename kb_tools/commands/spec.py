@@ -62,8 +62,20 @@ def _table(facts) -> str:
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
 
 
-def run(args):
+def _indented(doc) -> str:
+    """``json.dumps(doc, indent=2, ensure_ascii=False)``'s very text, by orjson (the standard
+    encoder indents in Python); a lone surrogate in a name falls back to the standard encoder."""
     import json
+
+    import orjson
+
+    try:
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode("utf-8")
+    except orjson.JSONEncodeError:
+        return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+def run(args):
     import sys
     from pathlib import Path
 
@@ -81,7 +93,7 @@ def run(args):
         print(f"{args.path}:1: SP051 no operator folder (a folder with op_host/) here", file=sys.stderr)
         return 1
     if args.format == "json":
-        text = json.dumps({"operators": [f.as_json() for f in facts]}, indent=2, ensure_ascii=False)
+        text = _indented({"operators": [f.as_json() for f in facts]})
     else:
         text = _table(facts)
     sys.stdout.write(text + "\n")
