@@ -88,7 +88,8 @@ def test_a_class_table_of_launching_helpers_is_a_call_of_each_and_their_host_wor
     assert [(w.name, w.launches) for w in result.wrapper_info] == [("a_launch", 1), ("b_launch", 1),
                                                                    ("forward", 1), ("backward", 2)]
     contiguous = [f for f in result.findings if f.code == "WB102"]
-    assert [(f.line, f.wrappers) for f in contiguous] == [(_line("", "x.contiguous()"), ("a_launch", "forward", "backward"))]
+    want = ("a_launch", "forward", "backward")
+    assert [(f.line, f.wrappers) for f in contiguous] == [(_line("", "x.contiguous()"), want)]
     launches = sorted((f.line, f.code) for f in result.findings if f.code == "WB109")
     second, bare = _line(CLASS_TABLE, "Mm.fn[ctx.mode](dx, dy)"), _line(CLASS_TABLE, "return None, None")
     assert launches == [(second, "WB109"), (bare, "WB109")]  # a second launch; a return with no launch
@@ -135,6 +136,17 @@ def test_self_and_cls_reach_the_class_table():
                 return y
         """)
     assert ("run", 1) in [(w.name, w.launches) for w in result.wrapper_info]
+    static = _audit("""
+        class Op:
+            impls = (a_launch, b_launch)
+
+            @staticmethod
+            def run(ctx, x, y):
+                ctx.impls[0](x, y)
+                return y
+        """)
+    assert ("run", 1) in [(w.name, w.launches) for w in static.wrapper_info]  # ctx is no Op: read as before
+    assert all("run" not in f.wrappers for f in static.findings)  # a_launch is not reached through ctx
 
 
 def test_arguments_are_tensors_only_as_far_as_the_tables_functions_use_them():
@@ -172,6 +184,24 @@ def test_an_unknown_table_is_said_once_at_the_call_and_not_guessed():
     assert result.unfollowed == (f"w.py:{line} `OPS` (a dispatch table with values not followed)",)
     assert ("run", 1) in [(w.name, w.launches) for w in result.wrapper_info]
     assert not any(f.code == "WB109" and "run" in f.wrappers for f in result.findings)
+
+
+def test_a_table_of_torch_functions_is_torch_work_on_the_host_and_no_launch():
+    body = """
+        import torch.nn.functional as F
+
+        ACT = {"gelu": F.gelu, "relu": torch.relu}
+
+
+        def run(x, y, act):
+            h = ACT[act](x)
+            a_launch(h, y)
+            return y
+        """
+    result = _audit(body)
+    assert ("run", 1) in [(w.name, w.launches) for w in result.wrapper_info]  # one launch: a_launch's
+    assert sorted((f.line, f.code) for f in result.findings if f.wrappers[0] == "run") == \
+        [(_line(body, "ACT[act](x)"), "WB113")]
 
 
 def test_a_name_that_shadows_a_table_is_not_the_table():
@@ -217,7 +247,8 @@ def test_discovery_follows_a_module_without_launch_cues_to_the_module_that_launc
     results, errors, _ = audit_files(python_files([str(CHAIN)]), roots=[CHAIN])
     assert errors == []
     wrappers = sorted((Path(w.path).name, w.name, w.launches) for r in results for w in r.wrapper_info)
-    assert wrappers == [("api.py", "matmul", 1), ("bad.py", "linear", 1), ("good.py", "linear", 1), ("impl.py", "mm", 1)]
+    assert wrappers == [("api.py", "matmul", 1), ("bad.py", "linear", 1), ("good.py", "linear", 1),
+                        ("impl.py", "mm", 1)]
     assert sorted((Path(p).name, line, code, w) for p, line, code, w in tree_findings(CHAIN)) == \
         [("bad.py", 5, "WB101", ("linear",)), ("bad.py", 5, "WB102", ("linear",))]
 

@@ -182,8 +182,9 @@ class Tables:
             table = self.by_name.get(expr.id) if expr.id not in (names or ()) else None
         elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
             base = expr.value.id
-            first = (fn.args.posonlyargs + fn.args.args)[:1] if fn is not None else []
-            if first and first[0].arg == base and id(fn) in self.owner:  # self.fn[...], cls.fn[...]
+            first = (fn.args.posonlyargs + fn.args.args)[:1] if fn is not None and id(fn) in self.owner \
+                and not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list) else []
+            if first and first[0].arg == base:  # self.fn[...], cls.fn[...]; not a static method's ctx
                 base = self.owner[id(fn)]
             table = self.by_name.get(f"{base}.{expr.attr}")
         else:

@@ -59,11 +59,12 @@ class LaunchCounting:
 
     def call_table(self, call, site):
         """``table[key](args)``: each function the table holds runs from the same state, as one
-        branch of an ``if`` would; a kernel among them is a launch. A value the walk cannot
-        follow (a lambda, a call, a function from outside the tree) is told once at the call,
-        and no path through it is told it launched nothing. The functions are the variants the
-        key picks among (``fn[mode]``: one operator per mode), so the kernel each launches is
-        not "another kernel" beside the others'; a second launch on one path still is one."""
+        branch of an ``if`` would; a kernel among them is a launch, a torch function a torch call.
+        A value the walk cannot follow (a lambda, a call, a function from outside the tree) is
+        told once at the call, and no path through it is told it launched nothing. The functions
+        are the variants the key picks among (``fn[mode]``: one operator per mode), so the kernel
+        each launches is not "another kernel" beside the others'; a second launch on one path
+        still is one."""
         self.expr(call.func)
         counts0, ends, kinds = self.counts, [], []
         unknown = site.table.unknown
@@ -77,6 +78,8 @@ class LaunchCounting:
                 kinds.append(self.launch(call))
             elif (found := self.defined(member)) is not None:
                 kinds.append(self.call_helper(call, found[1], found[0]))
+            elif (name := torch_name(qualname(member, self.aliases))) is not None:
+                kinds.append(self.torch_call(call, name))  # ACT = {"gelu": F.gelu}: torch work on the host
             else:
                 unknown = True
                 continue
@@ -87,7 +90,8 @@ class LaunchCounting:
         if unknown:
             if not ends:
                 self.args(call)
-            self.unfollowed.add((self.parsed.path if self.parsed is not None else None, call.lineno, site.table.name, "a dispatch table with values not followed"))
+            where = self.parsed.path if self.parsed is not None else None
+            self.unfollowed.add((where, call.lineno, site.table.name, "a dispatch table with values not followed"))
             ends.append(frozenset(BLAMED_ZERO if c == 0 else c for c in counts0))
         self.counts = frozenset().union(*ends)
         return join(*kinds) if kinds else U

@@ -30,7 +30,8 @@ CUES = (b"](", b"jit", b".apply(")  # a module whose text holds none of these la
 MAX_SCANNED = 2000  # modules whose imports one gate question reads (the chains' other bound: MAX_REACH deep)
 # an import statement's module and names, read off the text without parsing it (a name list in
 # parentheses is read to the end of its first line)
-_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w.,  \t]*)|import[ \t]+([\w., \t]+))", re.M)
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)"
+                     rb"|import[ \t]+([\w., \t]+))", re.M)
 
 
 def at(fn) -> tuple[int, int]:
