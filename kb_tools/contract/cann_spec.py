@@ -77,6 +77,9 @@ def infer_target(socs: list[str]) -> tuple[str | None, str]:
 def as_spec(folder) -> OpSpec | None:
     """The folder's spec, or None when it registers no dtype opkb's vocabulary knows."""
     folder = Path(folder)
+    host = folder / "op_host"
+    if not (host.is_dir() and any(p.is_file() for p in host.glob("*_def.cpp"))):
+        return None  # no OpDef registers a dtype: the folder's golden, cases and kernel are not read for nothing
     facts = read_operator(folder, str(folder))
     dtypes = [d for d in facts.dtypes if V.canonical_dtype(d)]
     if not dtypes:
