@@ -204,6 +204,28 @@ def test_a_table_of_torch_functions_is_torch_work_on_the_host_and_no_launch():
         [(_line(body, "ACT[act](x)"), "WB113")]
 
 
+def test_an_element_of_a_torch_module_container_is_no_launch():
+    body = """
+        class Stack(torch.nn.Module):
+            def __init__(self, dims):
+                super().__init__()
+                self.layers = torch.nn.ModuleList([torch.nn.Linear(d, d) for d in dims])
+
+            def forward(self, x, i):
+                return self.layers[i](x)
+
+            def fused(self, x, y, i):
+                h = self.layers[i](x)
+                b_launch(h, y)
+                return y
+        """
+    result = _audit(body)
+    assert [w.name for w in result.wrapper_info if w.name in ("forward", "fused")] == ["fused"]
+    line = _line(body, "h = self.layers[i](x)")
+    assert result.unfollowed == (f"w.py:{line} `Stack.layers` (an element of a torch.nn.ModuleList, a module, "
+                                 "not followed)",)
+
+
 def test_a_name_that_shadows_a_table_is_not_the_table():
     result = _audit("""
         OPS = {"a": a_launch}

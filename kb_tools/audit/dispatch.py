@@ -8,6 +8,8 @@ value is launched with a grid (a table of kernels). Subscripted exactly as deep,
 called: a launch when every value is a kernel, otherwise a call of each value, as one branch each.
 Only literals are read (``T[k] = f`` at module level adds ``f``): a value that is not a name
 (a lambda, a call) makes the table unknown, and the audit says so at the call instead of guessing.
+A torch module container a method binds (``self.layers = nn.ModuleList(...)``) is such an unknown
+table too: ``self.layers[i](x)`` runs a module, never a kernel launch.
 """
 
 from __future__ import annotations
@@ -16,9 +18,12 @@ import ast
 from dataclasses import dataclass
 from weakref import WeakKeyDictionary, ref
 
+from kb_tools.audit import classes
 from kb_tools.audit.names import dotted
 
 MAX_NESTING = 4  # a table of tables of ... deeper than this is unknown
+CONTAINERS = ("ModuleList", "ModuleDict", "Sequential", "ParameterList", "ParameterDict")  # torch.nn's
+UNKNOWN = "a dispatch table with values not followed"
 _tables: WeakKeyDictionary = WeakKeyDictionary()  # NodeIndex -> its Tables, gone with it
 
 
@@ -28,6 +33,7 @@ class Table:
     members: tuple  # the values, each a Name or Attribute node of the module, once per spelling
     depth: int  # subscripts from the table to a value
     unknown: bool  # a value the audit cannot follow (not a name, or at another depth)
+    why: str = UNKNOWN  # what the audit says at a call it cannot follow to the end
 
     @property
     def cue(self) -> str:
@@ -120,9 +126,11 @@ def _bound(body, prefix: str) -> dict[str, Table]:
 class Tables:
     """The dispatch tables of one module, and the call sites that go through them."""
 
-    def __init__(self, index):
+    def __init__(self, index, aliases: dict[str, str] | None = None):
         self._index = ref(index)  # not the index itself: the cache it is kept in holds it weakly
+        self._aliases = aliases if aliases is not None else {}  # the module's, filled as it is read
         tree = index.tree
+        self._classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
         self.by_name: dict[str, Table] = _bound(tree.body, "")
         self.owner: dict[int, str] = {}  # id(method) -> the name of its (top-level) class
         self.functions: dict[str, ast.AST] = {}  # top-level defs by name (the last one)
@@ -139,10 +147,11 @@ class Tables:
         self.evidence: dict[int, set] = {}  # id(function) -> its tensor evidence, for the sites calling it
 
     @staticmethod
-    def of(index) -> Tables:
+    def of(index, aliases: dict[str, str] | None = None) -> Tables:
+        """The tables of the module ``index`` holds (``aliases``: its imports, given by the first caller)."""
         got = _tables.get(index)
         if got is None:
-            got = _tables[index] = Tables(index)
+            got = _tables[index] = Tables(index, aliases)
         return got
 
     def _scope(self, fn) -> tuple[set, dict]:
@@ -171,7 +180,7 @@ class Tables:
         n = 0
         while isinstance(expr, ast.Subscript):
             expr, n = expr.value, n + 1
-        if n == 0 or not self.by_name:
+        if n == 0:
             return None
         if isinstance(expr, ast.Name):
             if names is None and fn is not None:
@@ -184,16 +193,27 @@ class Tables:
             base = expr.value.id
             first = (fn.args.posonlyargs + fn.args.args)[:1] if fn is not None and id(fn) in self.owner \
                 and not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list) else []
-            if first and first[0].arg == base:  # self.fn[...], cls.fn[...]; not a static method's ctx
+            mine = bool(first) and first[0].arg == base  # self.fn[...], cls.fn[...]; not a static method's ctx
+            if mine:
                 base = self.owner[id(fn)]
             table = self.by_name.get(f"{base}.{expr.attr}")
+            if table is None and mine and n == 1:
+                table = self._container(base, expr.attr)
         else:
             table = None
         return (table, n) if table is not None else None
 
+    def _container(self, owner: str, attr: str) -> Table | None:
+        """``self.attr`` bound to a torch module container in a method of ``owner``: a table whose
+        values (modules) the audit does not follow."""
+        built = classes.torch_members(self._classes[owner], self._aliases).get(attr, "")
+        if built.rsplit(".", 1)[-1] not in CONTAINERS:
+            return None
+        return Table(f"{owner}.{attr}", (), 1, True, f"an element of a {built}, a module, not followed")
+
     def site(self, call: ast.Call, fn=None) -> Site | None:
         """The table a call goes through (``fn``: the function holding the call), or None."""
-        if not self.by_name:
+        if not self.by_name and not self._classes:
             return None
         func = call.func
         if isinstance(func, ast.Subscript):

@@ -91,7 +91,7 @@ class LaunchCounting:
             if not ends:
                 self.args(call)
             where = self.parsed.path if self.parsed is not None else None
-            self.unfollowed.add((where, call.lineno, site.table.name, "a dispatch table with values not followed"))
+            self.unfollowed.add((where, call.lineno, site.table.name, site.table.why))
             ends.append(frozenset(BLAMED_ZERO if c == 0 else c for c in counts0))
         self.counts = frozenset().union(*ends)
         return join(*kinds) if kinds else U

@@ -239,7 +239,7 @@ class ModuleInfo:
         self.functions: list[FunctionInfo] = []
         self.index = NodeIndex(tree)  # the module's and its functions' nodes, walked once, when first asked
         self.text = text  # the source, when given: a rule may look for a name in it before walking
-        self.tables = Tables.of(self.index)  # dispatch tables: calls through them call their values
+        self.tables = Tables.of(self.index, self.aliases)  # dispatch tables: calls through them call their values
         self._scan(tree.body, top=True)
         self.launchers = set(self.kernels) | set(launchers)
         # ``factory(n)(...)``: a function that returns a kernel; calling it is where the launch is read.
