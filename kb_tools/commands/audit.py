@@ -106,10 +106,18 @@ def run(args):
 
 
 def _kb_root(args):
-    """The KB named by --kb-root, whose inventory of kernel API names the audit then reads; None: the one found from here."""
+    """The KB whose inventory of kernel API names the audit reads: the one --kb-root names, else
+    the one found from here, found once (each file's kernel rules searched for it again, folder by
+    folder up from here); None when there is none."""
+    from kb_tools.diagnostics import KbError
     from kb_tools.kb.root import find_root
 
-    return find_root(args.kb_root) if args.kb_root is not None else None
+    if args.kb_root is not None:
+        return find_root(args.kb_root)
+    try:
+        return find_root()
+    except KbError:  # no KB here: the rule reads no inventory, as before
+        return None
 
 
 def _unmatched_patterns(patterns: list[str], results) -> list[str]:
