@@ -183,6 +183,8 @@ class Tables:
         if n == 0:
             return None
         if isinstance(expr, ast.Name):
+            if not self.by_name:  # no table bound to a name: nothing a name can pick from
+                return None
             if names is None and fn is not None:
                 names, picks = self._scope(fn)
                 if expr.id in picks:  # impl = table[key]; impl[grid](...)
@@ -218,7 +220,7 @@ class Tables:
         func = call.func
         if isinstance(func, ast.Subscript):
             hit = self._subscripts(func, fn, None)
-        elif isinstance(func, ast.Name) and fn is not None:
+        elif isinstance(func, ast.Name) and fn is not None and self.by_name:
             hit = self._scope(fn)[1].get(func.id)  # impl = table[key]; impl(x)
         else:
             hit = None
