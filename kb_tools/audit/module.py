@@ -4,8 +4,9 @@ launch a kernel (directly or through a helper of the same file), and so its wrap
 A kernel is a function whose decorator resolves to a kernel framework's ``jit`` (classic
 PyPTO ``pypto.frontend.jit``, PyPTO-Pro ``pl.jit(...)`` under any import spelling, Triton's
 ``jit`` under ``autotune``/``heuristics``); a launch is a call of a kernel or ``--launcher``
-name, or any call of the form ``name[grid](...)``, whatever ``name`` is bound to. Kernel
-bodies are device code and never audited as host code.
+name, or any call of the form ``name[grid](...)``, whatever ``name`` is bound to, but for a
+dispatch table of functions or a torch module container (``dispatch``). Kernel bodies are
+device code and never audited as host code.
 """
 
 from __future__ import annotations
