@@ -3,8 +3,9 @@ whose launch is ``SomeFunction.apply(...)`` (torch runs the class's ``forward``)
 ``autograd.Function`` whose ``forward`` launches through a helper imported from another
 module, a two-stage wrapper whose launches both sit in helpers of another module, a method
 reached as ``Cls.m`` / ``cls.m`` / ``self.m`` / ``Launcher(b).m``, a module instance called
-(``Norm(c)(x)``, ``self.norm(x)``: its ``forward``). ``ModuleInfo`` finds launches within one
-file; this follows calls into classes and into the audited tree, each module once per budget.
+(``Norm(c)(x)``, ``self.norm(x)``: its ``forward``), a dispatch table of functions imported
+from the tree (``OPS[mode](x)``). ``ModuleInfo`` finds launches within one file; this follows
+calls into classes and into the audited tree, each module once per budget.
 """
 
 from __future__ import annotations
@@ -59,8 +60,9 @@ class Reach:
     """Which functions launch through classes and other modules of the tree, module by module
     (kept per tree). A module's launching functions grow from those ``ModuleInfo`` found, round
     by round: a function whose text names something that launches (an import of the tree, a
-    class, a launching function) has its calls followed. An imported module is read only when
-    its text could launch (``CUES``) or it is a package's ``__init__`` (re-exports)."""
+    class, a launching function, a dispatch table holding one) has its calls followed. An imported
+    module is read only when its text could launch (``CUES``), its imports lead to one that could
+    (``readable``), or it is a package's ``__init__`` (re-exports)."""
 
     def __init__(self, tree):
         self.tree = tree
