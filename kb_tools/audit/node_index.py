@@ -23,17 +23,45 @@ _SIGNATURE = re.compile(r"\w+\((.*)\)$", re.S)
 _FIELDS: dict[type, tuple[str, ...]] = {}  # node class -> the fields that may hold nodes
 
 
-def _node_fields(cls: type) -> tuple[str, ...]:
-    """The fields of ``cls`` that may hold nodes, read off its ASDL signature (``ast.Name``'s
-    docstring is ``Name(identifier id, expr_context ctx)``); all its fields where there is none."""
+def _signature(cls: type) -> dict[str, str] | None:
+    """field -> its ASDL type (``expr*``, ``identifier``), read off the class's docstring
+    (``ast.Name``'s is ``Name(identifier id, expr_context ctx)``); None where it has none."""
     found = _SIGNATURE.match((cls.__doc__ or "").strip())
     if not found:
-        return tuple(cls._fields)
+        return None
     kinds = {}
     for part in filter(None, (p.strip() for p in found.group(1).split(","))):
         kind, _, name = part.rpartition(" ")
-        kinds[name] = kind.rstrip("?*")
-    return tuple(f for f in cls._fields if kinds.get(f) not in _LEAF_TYPES)
+        kinds[name] = kind
+    return kinds
+
+
+def _node_fields(cls: type) -> tuple[str, ...]:
+    """The fields of ``cls`` that may hold nodes; all its fields where it has no signature."""
+    kinds = _signature(cls)
+    if kinds is None:
+        return tuple(cls._fields)
+    return tuple(f for f in cls._fields if kinds.get(f, "").rstrip("?*") not in _LEAF_TYPES)
+
+
+# How a field holds nodes: one node or None (``expr?``), a list of nodes (``expr*``), a list that
+# may hold None too (the key of a dict display's ``**`` entry, a keyword-only parameter without a
+# default), or not known (a class without a signature: each value is looked at).
+_ONE, _LIST, _LIST_WITH_NONE, _ANY = range(4)
+_HOLES = frozenset({(ast.Dict, "keys"), (ast.arguments, "kw_defaults")})
+_PLANS: dict[type, tuple[tuple[str, int], ...]] = {}  # node class -> (field, how it holds nodes) per node field
+
+
+def _plan(cls: type) -> tuple[tuple[str, int], ...]:
+    """(field, how it holds nodes) for each field of ``cls`` that may hold nodes, in field order."""
+    kinds, fields = _signature(cls), _node_fields(cls)
+    if kinds is None:
+        plan = tuple((f, _ANY) for f in fields)
+    else:
+        plan = tuple((f, (_LIST_WITH_NONE if (cls, f) in _HOLES else _LIST) if kinds.get(f, "").endswith("*") else _ONE)
+                     for f in fields)
+    _PLANS[cls] = plan
+    return plan
 
 
 def fields_of(node: ast.AST) -> tuple[str, ...]:
@@ -45,11 +73,24 @@ def fields_of(node: ast.AST) -> tuple[str, ...]:
 
 
 def child_nodes(node: ast.AST) -> list[ast.AST]:
-    """``list(ast.iter_child_nodes(node))``, in the same order, less expression contexts."""
+    """``list(ast.iter_child_nodes(node))``, in the same order, less expression contexts (read
+    as ``walk_nodes`` reads each node)."""
     out = []
-    for name in fields_of(node):
+    try:
+        plan = _PLANS[node.__class__]
+    except KeyError:
+        plan = _plan(node.__class__)
+    for name, how in plan:
         value = getattr(node, name, None)
-        if value.__class__ is list:
+        if value is None:
+            continue
+        if how == _LIST:
+            out.extend(value)
+        elif how == _ONE:
+            out.append(value)
+        elif how == _LIST_WITH_NONE:
+            out.extend([v for v in value if v is not None])
+        elif value.__class__ is list:
             out.extend([v for v in value if isinstance(v, _AST)])
         elif isinstance(value, _AST):
             out.append(value)
@@ -82,15 +123,23 @@ def walk_nodes(root: ast.AST) -> list[ast.AST]:
     if root.__class__ is _LEAF_NAME:  # a bare name (an assignment's target, most often): itself alone
         return [root]
     out = [root]
-    append, extend, known = out.append, out.extend, _FIELDS
+    append, extend, plans = out.append, out.extend, _PLANS
     for node in out:  # the list grows as it is read: a queue
         try:
-            fields = known[node.__class__]
+            plan = plans[node.__class__]
         except KeyError:
-            fields = fields_of(node)
-        for name in fields:
+            plan = _plan(node.__class__)
+        for name, how in plan:  # a list of nodes is taken whole: no test of each item (a quarter of the walk)
             value = getattr(node, name, None)
-            if value.__class__ is list:
+            if value is None:
+                continue
+            if how == _LIST:
+                extend(value)
+            elif how == _ONE:
+                append(value)
+            elif how == _LIST_WITH_NONE:
+                extend([v for v in value if v is not None])
+            elif value.__class__ is list:
                 extend([v for v in value if isinstance(v, _AST)])
             elif isinstance(value, _AST):
                 append(value)
