@@ -161,13 +161,39 @@ def statement_nodes(root: ast.AST) -> list[ast.AST]:
 
 def child_statements(node: ast.AST, kinds=ast.stmt) -> list[ast.AST]:
     """The children of ``node`` that are ``kinds`` (statements; or handlers and match cases
-    too), in field order: those of ``child_nodes``, read off its list fields alone."""
+    too), in field order: those of ``child_nodes``, read off its list fields alone (those its
+    signature types ``stmt*``, or ``excepthandler*`` and ``match_case*`` too)."""
+    try:
+        lists = _STATEMENT_LISTS[node.__class__]
+    except KeyError:
+        lists = _statement_lists(node.__class__)
+    if lists is None or (kinds is not ast.stmt and kinds is not BLOCKS):  # no signature, or another kind asked
+        out = []
+        for name in fields_of(node):
+            value = getattr(node, name, None)
+            if value.__class__ is list and value and isinstance(value[0], kinds):
+                out.extend(value)
+        return out
     out = []
-    for name in fields_of(node):
-        value = getattr(node, name, None)
-        if value.__class__ is list and value and isinstance(value[0], kinds):
-            out.extend(value)
+    for name, statements in lists:
+        if statements or kinds is BLOCKS:
+            value = getattr(node, name, None)
+            if value:
+                out.extend(value)
     return out
+
+
+_STATEMENT_LISTS: dict[type, tuple[tuple[str, bool], ...] | None] = {}  # class -> (field, holds statements) per block list
+
+
+def _statement_lists(cls: type) -> tuple[tuple[str, bool], ...] | None:
+    """(field, whether it holds statements rather than handlers or match cases) for each field
+    of ``cls`` typed a list of them; None where the class has no signature."""
+    kinds = _signature(cls)
+    lists = None if kinds is None else tuple((f, kinds[f] == "stmt*") for f in cls._fields
+                                             if kinds.get(f) in ("stmt*", "excepthandler*", "match_case*"))
+    _STATEMENT_LISTS[cls] = lists
+    return lists
 
 
 class NodeIndex:
