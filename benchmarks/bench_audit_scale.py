@@ -110,14 +110,15 @@ def main() -> None:
         runs = {"ast.parse": lambda: floor(files),
                 "audit --jobs 1": lambda: reports.__setitem__("serial", audit(tree, "1")),
                 "audit (default jobs)": lambda: reports.__setitem__("parallel", audit(tree, None))}
+        load = os.getloadavg()[0]
         for _ in range(args.rounds):
             for name, run in runs.items():
                 t0, c0 = time.perf_counter(), cpu_seconds()
                 run()
                 times[name].append(time.perf_counter() - t0)
                 cpu[name].append(cpu_seconds() - c0)
-        print(f"{len(files)} files under {tree}; {args.rounds} rounds, medians; load average {os.getloadavg()[0]:.1f} "
-              f"on {os.cpu_count()} cores at the end")
+        print(f"{len(files)} files under {tree}; {args.rounds} rounds, medians; load average {load:.1f} at the start, "
+              f"{os.getloadavg()[0]:.1f} at the end, on {os.cpu_count()} cores")
         print(f"  {'':22s} {'wall':>9s} {'ratio':>6s}   {'cpu':>9s} {'ratio':>6s}")
         for name in names:
             wall = statistics.median(t / b for t, b in zip(times[name], times["ast.parse"]))
