@@ -74,6 +74,8 @@ def tensor_evidence(fn, index: NodeIndex, launchers: set[str], aliases: dict[str
                         for v in keyed.get(kw.value.id, ())]
             names.update(a.value.id for a in args + unpacked if isinstance(a, ast.Subscript)
                          and isinstance(a.slice, ast.Slice) and isinstance(a.value, ast.Name))
+    if _depth == 0:
+        names |= saved_tensor_names(fn, index, aliases)
     for name in list(launched | names):  # what a launched view was made from was a tensor too
         seen = {name}
         while name in derived and derived[name] not in seen:
@@ -81,6 +83,75 @@ def tensor_evidence(fn, index: NodeIndex, launchers: set[str], aliases: dict[str
             seen.add(name)
             launched.add(name)
     return names | (launched & no_default) - python_number_uses(fn, index, aliases)
+
+
+SAVED_TENSORS = ("saved_tensors", "saved_variables")
+
+
+def saved_tensor_names(fn, index: NodeIndex, aliases: dict[str, str]) -> set[str]:
+    """Names an autograd ``backward`` binds to what ``forward`` kept for it: unpacked from
+    ``ctx.saved_tensors`` (or the older ``saved_variables``, or one of them by position), or
+    read from an attribute a sibling method of its class (``forward``, ``setup_context``)
+    stored on its own first parameter from a tensor (``ctx.cu = cu_seqlens``). Each is a tensor:
+    its slices, ``.item()`` and arithmetic are host work, as they are in ``forward``."""
+    params = fn.args.posonlyargs + fn.args.args
+    if not params:
+        return set()
+    ctx, found, stored = params[0].arg, set(), {}
+    for node in index.of(_ASSIGN, fn):
+        value = node.value.value if isinstance(node.value, ast.Subscript) else node.value
+        if not (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == ctx):
+            continue
+        targets = [n.id for t in node.targets for n in walk_nodes(t) if n.__class__ is _NAME]
+        if value.attr in SAVED_TENSORS:
+            found.update(targets)
+        elif node.value is value:
+            stored.setdefault(value.attr, []).extend(targets)
+    if stored and fn.name == "backward":
+        tensors = _stored_tensors(fn, index, aliases)
+        found.update(n for attr, targets in stored.items() if attr in tensors for n in targets)
+    return found
+
+
+def _stored_tensors(backward, index: NodeIndex, aliases: dict[str, str]) -> set[str]:
+    """The attributes the other methods of ``backward``'s class set on their first parameter
+    from a tensor: a parameter annotated as one, a name they read tensor metadata or a
+    tensor-only method from, or a torch call that makes one. (Being handed to a launch is too
+    weak here: Triton kernels take numbers and flags as well.)"""
+    owner = next((c for c in index.of(ast.ClassDef) if backward in c.body), None)
+    out = set()
+    for method in (owner.body if owner is not None else ()):
+        params = method.args.posonlyargs + method.args.args if isinstance(method, ast.FunctionDef) else []
+        if method is backward or not params:
+            continue
+        shown = None
+        for node in index.of(_ASSIGN, method):
+            target = node.targets[0]
+            if not (len(node.targets) == 1 and isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                    and target.value.id == params[0].arg):
+                continue
+            value = node.value
+            if isinstance(value, ast.Call):
+                name = torch_name(qualname(value.func, aliases))
+                if name is not None and name.rsplit(".", 1)[-1] not in tb.TORCH_METADATA_FUNCS:
+                    out.add(target.attr)
+            elif isinstance(value, ast.Name):
+                if shown is None:
+                    shown = _shown_tensors(method, params, index)
+                if value.id in shown:
+                    out.add(target.attr)
+    return out
+
+
+def _shown_tensors(fn, params, index: NodeIndex) -> set[str]:
+    """Names ``fn`` shows are tensors by what it reads from them (``x.shape``, ``x.contiguous()``),
+    and its parameters annotated as tensors."""
+    shown = {p.arg for p in params if (dotted(p.annotation) or [""])[-1].endswith("Tensor")}
+    for node in index.of(_ATTRIBUTE, fn):
+        if isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load) \
+                and (node.attr in tb.META_ATTRS or node.attr in tb.TENSOR_ONLY_METHODS):
+            shown.add(node.value.id)
+    return shown
 
 
 def _through_table(call, site, index: NodeIndex, launchers: set[str], aliases: dict[str, str], depth: int) -> set[str]:
@@ -160,12 +231,32 @@ def positional(index) -> bool:
     return isinstance(index, (ast.Name, ast.BinOp, ast.UnaryOp))
 
 
+def _namespaces_by_root() -> dict[str, tuple[tuple[str, str], ...]]:
+    """``tables.FRAMEWORK_NAMESPACES`` grouped by first name, longest namespace first (and
+    the first names of ``FRAMEWORK_FUNCTIONS``, with no namespace of their own)."""
+    out: dict[str, list] = {q.split(".", 1)[0]: [] for q in tb.FRAMEWORK_FUNCTIONS}
+    for space, target in sorted(tb.FRAMEWORK_NAMESPACES.items(), key=lambda kv: -len(kv[0])):
+        out.setdefault(space.split(".", 1)[0], []).append((space + ".", target + "." if target else ""))
+    return {root: tuple(pairs) for root, pairs in out.items()}
+
+
+_BY_ROOT = _namespaces_by_root()
+
+
 def torch_name(q: str | None) -> str | None:
-    """``torch.npu.synchronize`` -> ``npu.synchronize``; torch_npu counts as torch."""
-    for prefix in ("torch.", "torch_npu."):
-        if q and q.startswith(prefix):
-            return q[len(prefix):]
-    return None
+    """The torch name a fully qualified call or attribute stands for, without ``torch.``:
+    ``torch.npu.synchronize`` -> ``npu.synchronize``, and through ``tables.FRAMEWORK_NAMESPACES``
+    and ``FRAMEWORK_FUNCTIONS`` another framework's name of the same meaning (``mindspore.mint.zeros``
+    -> ``zeros``, ``mindspore.ops.cast`` -> ``Tensor.to``), so that every rule reads it as torch's."""
+    if not q:
+        return None
+    spaces = _BY_ROOT.get(q.split(".", 1)[0])
+    if spaces is None:
+        return None
+    for prefix, target in spaces:
+        if q.startswith(prefix):
+            return target + q[len(prefix):]
+    return tb.FRAMEWORK_FUNCTIONS.get(q)
 
 
 def _scalar_operand(node, scalars: set[str]) -> bool:

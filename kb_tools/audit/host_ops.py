@@ -114,20 +114,29 @@ class HostOperations:
         pos = method_pos(e.func) if isinstance(e.func, ast.Attribute) else (e.lineno, e.col_offset)
         if name.startswith("Tensor."):  # torch.Tensor.to(x, ...) is x.to(...)
             kinds = self.args(e)
-            return self.classify_method(e, name.split(".", 1)[1], flat(kinds[0]) if kinds else T, pos, e.args[1:])
+            return self.classify_method(e, name.split(".", 1)[1], flat(kinds[0]) if kinds else T, pos, e.args[1:],
+                                        spelled=self.spelled(e))
         kinds = [flat(k) for k in self.args(e)]
         short = name.rsplit(".", 1)[-1]
         if name == "empty":
             return T
         synchronises = wb108.torch_function(name, short)
         if synchronises is not None:
-            self.emit(pos, *synchronises)
+            self.emit(pos, *_as_written(synchronises, self.spelled(e)))
             return P
         claimed = next((r for r in (rule.torch_function(name, short) for rule in TORCH_RULES) if r is not None), None)
-        self.emit(pos, *(claimed or wb113.torch_function(name, short)))
+        self.emit(pos, *_as_written(claimed or wb113.torch_function(name, short), self.spelled(e)))
         if short in tb.TORCH_METADATA_FUNCS:
             return P
         return T if T in kinds or name in tb.TORCH_ALLOC else U
+
+    def spelled(self, e) -> str | None:
+        """How a call of another framework read as torch's is written (``mint.zeros``), for its
+        report to name; None for torch's own."""
+        q = qualname(e.func, self.aliases) or ""
+        if q.split(".", 1)[0] in tb.TORCH_ROOTS or not isinstance(e.func, (ast.Name, ast.Attribute)):
+            return None
+        return ast.unparse(e.func)
 
     def method_call(self, e, func: ast.Attribute):
         attr = func.attr
@@ -169,9 +178,12 @@ class HostOperations:
             return U
         return self.classify_method(e, attr, receiver, method_pos(func), e.args, evaluate=True, paired=paired)
 
-    def classify_method(self, e, attr: str, receiver: str, pos, args, evaluate: bool = False, paired: bool = False):
+    def classify_method(self, e, attr: str, receiver: str, pos, args, evaluate: bool = False, paired: bool = False,
+                        spelled: str | None = None):
         if evaluate:
             self.args(e)
+        if receiver == T and attr in tb.FRAMEWORK_METHODS:  # MindSpore's x.asnumpy() is x.numpy()
+            spelled, attr = f".{attr}", tb.FRAMEWORK_METHODS[attr]
         if attr in tb.META_METHODS or (attr == "type" and not e.args and not e.keywords):
             return P if receiver in (T, U) else U
         if attr in tb.STORAGE_METHODS and not e.args and not e.keywords:
@@ -184,7 +196,7 @@ class HostOperations:
             claim = wb107.tensor_method(attr)
         if claim is None:
             return U
-        self.emit(pos, *claim.report)
+        self.emit(pos, *_as_written(claim.report, spelled))
         return claim.kind
 
     def names_device_or_dtype(self, e) -> bool:
@@ -210,9 +222,14 @@ class HostOperations:
         return isinstance(a, ast.Attribute) and a.attr == "dtype"
 
 
+def _as_written(report, spelled: str | None):
+    """A report on another framework's call read as torch's names the call as written too."""
+    return report if spelled is None else report._replace(message=f"{report.message} (`{spelled}`, read as torch's)")
+
+
 def _names_torch(value, aliases: dict[str, str]) -> bool:
     """``torch``, ``torch.cuda``, ``torch_npu``, or ``getattr(torch, name)``."""
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "getattr" and value.args:
         value = value.args[0]
     q = qualname(value, aliases)
-    return q in ("torch", "torch_npu") or torch_name(q) is not None
+    return q in tb.TORCH_ROOTS or torch_name(q) is not None

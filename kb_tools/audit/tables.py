@@ -62,6 +62,38 @@ TORCH_RESHAPE = frozenset({"reshape", "flatten", "unflatten", "ravel", "squeeze"
                            "split", "tensor_split", "unbind", "select", "index_select", "broadcast_to",
                            "as_strided", "view_as_real", "view_as_complex"})
 
+# Tensor frameworks read as torch (seed 003's boundary is host work, whatever framework does it):
+# each namespace whose functions mean what torch's of the same names mean -> where those names
+# sit in torch ("" for torch's top level). Device extensions of torch (Ascend's torch_npu,
+# Cambricon's torch_mlu) add their own functions to torch's; MindSpore's ``mint`` is its
+# torch-compatible API (``mint.zeros``, ``mint.empty``, ``mint.nn.functional.pad``: same names,
+# same arguments, same meaning).
+FRAMEWORK_NAMESPACES = {"torch": "", "torch_npu": "", "torch_mlu": "", "mindspore.mint": ""}
+# Tensor methods other frameworks spell differently from torch, by what torch calls them:
+# MindSpore's (and MXNet's) ``asnumpy`` is ``numpy``, its ``astype`` is ``to``. Read so on a value
+# known to be a tensor only: numpy arrays have ``astype`` too. MindSpore's other tensor methods
+# share torch's names (``reshape``, ``contiguous``, ``transpose``: its ``transpose(*axes)`` is torch's
+# ``permute``, a layout change either way).
+FRAMEWORK_METHODS = {"asnumpy": "numpy", "astype": "to"}
+# torch and its device extensions: modules whose every attribute is torch's.
+TORCH_ROOTS = frozenset({"torch", "torch_npu", "torch_mlu"})
+# Functions of other namespaces whose meaning is a torch function's, one by one: MindSpore's
+# functional ``ops`` share most names with torch but not all meanings (``ops.transpose`` takes a
+# permutation: torch's ``permute``; ``ops.fill(type, shape, value)`` is ``full``; ``ops.cast(x, t)``
+# is ``x.to(t)``). Left out: graph-mode operations with no torch counterpart (``ops.depend``),
+# MindSpore's private names (``ops._ms_pyfunc``), and the ``ops`` names whose meaning differs from
+# torch's under the same name (``ops.gather`` takes along an axis, torch's ``index_select``;
+# ``ops.flatten`` keeps the first axis by default; ``ops.max`` has returned an index first).
+FRAMEWORK_FUNCTIONS = {
+    **{f"mindspore.ops.{n}": n for n in (
+        "zeros", "ones", "zeros_like", "ones_like", "full", "full_like", "arange", "eye", "cat", "concat", "stack",
+        "reshape", "squeeze", "unsqueeze", "permute", "broadcast_to", "narrow", "sum", "mean", "where", "sort",
+        "topk", "index_select", "masked_fill", "clamp", "abs", "exp", "sqrt")},
+    "mindspore.ops.expand_dims": "unsqueeze", "mindspore.ops.transpose": "permute", "mindspore.ops.fill": "full",
+    "mindspore.ops.gather_d": "gather", "mindspore.ops.pad": "nn.functional.pad", "mindspore.ops.cast": "Tensor.to",
+    "mindspore.Tensor": "Tensor", "mindspore.tensor": "tensor", "mindspore.runtime.synchronize": "accelerator.synchronize",
+}
+
 # torch functions that build a tensor from shapes or Python data: their arguments are not
 # evidence of a tensor (``torch.empty(n, m)``).
 TORCH_CONSTRUCTORS = frozenset({"empty", "zeros", "ones", "full", "arange", "range", "linspace", "logspace", "rand",
@@ -73,8 +105,14 @@ TORCH_METADATA_FUNCS = frozenset({"is_floating_point", "is_complex", "is_tensor"
                                   "is_grad_enabled", "current_device", "device_count", "is_available", "device",
                                   "get_device_properties", "get_device_name", "current_stream", "Size"})
 # Torch decorators that register a function and hand it back unchanged: nothing runs per call.
+# ``torch.library.impl`` (``impl(lib, name, key)``, its older form, and ``impl("ns::op", types)``),
+# the older ``define(lib, schema)`` and ``register_torch_dispatch`` register the function itself
+# for a dispatch key and wrap nothing (torch 2.13's torch/library.py); ``custom_op`` and
+# ``register_kernel`` are not among them: the one replaces the function by an operator whose every
+# call goes through the dispatcher, the other registers it inside a ``torch._disable_dynamo`` wrapper.
 TORCH_REGISTERING_DECORATORS = frozenset({"compiler.allow_in_graph", "_dynamo.allow_in_graph", "fx.wrap", "jit.ignore",
-                                          "jit.unused", "jit.export", "library.register_fake", "library.impl_abstract"})
+                                          "jit.unused", "jit.export", "library.register_fake", "library.impl_abstract",
+                                          "library.impl", "library.define", "library.register_torch_dispatch"})
 # Keywords a Triton launch takes as compile or launch options (Python values, never tensors).
 LAUNCH_OPTIONS = frozenset({"num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "grid", "warmup",
                             "enable_warp_specialization", "launch_cooperative_grid", "debug"})
@@ -86,7 +124,7 @@ PYTHON_VALUE_MODULES = frozenset({"math", "triton", "numpy", "operator", "functo
 # Libraries whose calls the audit reads by name (torch, the kernel frameworks) or that are not
 # operator code: a call into them is not "code outside the audited tree that was not followed".
 KNOWN_LIBRARIES = PYTHON_VALUE_MODULES | frozenset({
-    "torch", "torch_npu", "pypto", "pypto_pro", "tilelang", "typing", "collections", "contextlib", "dataclasses",
+    "torch", "torch_npu", "torch_mlu", "mindspore", "pypto", "pypto_pro", "tilelang", "typing", "collections", "contextlib", "dataclasses",
     "logging", "warnings", "re", "json", "pathlib", "time", "inspect", "copy", "random", "importlib", "abc", "enum",
     "pytest", "packaging", "einops", "__future__"})
 
