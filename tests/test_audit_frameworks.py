@@ -12,6 +12,7 @@ import textwrap
 import pytest
 
 from audit_cases import codes
+from kb_tools.audit import audit_source
 from kb_tools.audit.evidence import torch_name
 
 
@@ -69,7 +70,6 @@ def test_a_mindspore_scratch_buffer_is_strict_only_as_torch_s():
 
 
 def test_a_report_names_the_call_as_written():
-    from kb_tools.audit import audit_source
     source = "import mindspore as ms\nimport triton\n\n\n@triton.jit\ndef k(x, y):\n    pass\n\n\n" \
              "def op_wrapper(x):\n    y = ms.mint.zeros(x.shape)\n    k[(1,)](x, y)\n    return y\n"
     [finding] = audit_source(source, "w.py").findings
