@@ -70,3 +70,16 @@ def test_a_golden_named_from_inside_its_folder_is_still_a_cann_golden(monkeypatc
     monkeypatch.chdir(HERE / "cann_worked" / "math" / "scale_add" / "tests" / "assets")
     code, found = audited(Path("golden.py"), capsys)
     assert code == 1 and found == ["GD110", "GD102", "GD107"]
+
+
+def test_a_second_audit_in_one_process_reads_the_folder_again(tmp_path, capsys):
+    """The golden's judgement is kept only while one audit reads it: edit the kernel beside an
+    unchanged golden, and the next audit (a long-lived process, the MCP server) sees the edit."""
+    root = operator_with(HERE / "audit_cann" / "GD108_bad.py", tmp_path)
+    main(["audit", str(root)])
+    assert "widening (float32" in capsys.readouterr().out
+    for header in (root / "math" / "op" / "op_kernel").rglob("*.h"):
+        header.write_text(header.read_text().replace("float", "half"))
+    main(["audit", str(root)])
+    again = capsys.readouterr().out
+    assert "GD108" in again and "widening (float32" not in again

@@ -132,3 +132,17 @@ def test_a_path_of_a_wrapper_found_through_apply_that_launches_nothing_is_report
     early = "def scale(x):\n    if x.numel() == 0:\n        return x\n    return Scale.apply(x)\n"
     result = audit_source(CLASS + early, "w.py")
     assert [(f.line, f.code) for f in result.findings] == [(15, "WB109")] and "returns without" in result.findings[0].message
+
+
+def test_a_runs_tree_is_freed_when_the_run_ends():
+    """What is known of a tree's launches is kept only while the tree lives: the knowledge must
+    not hold the tree itself, or every run's parsed modules stay in memory."""
+    import gc
+
+    from kb_tools.audit import package
+
+    chain = Path(__file__).parent / "fixtures" / "audit" / "chain"
+    for _ in range(2):
+        audit_files(sorted(chain.rglob("*.py")), roots=[chain], jobs=1)
+    gc.collect()
+    assert not any(isinstance(o, package.Tree) for o in gc.get_objects()) and len(reach._reaches) == 0

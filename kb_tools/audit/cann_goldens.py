@@ -25,29 +25,25 @@ def is_cann_golden(path: str) -> bool:
     return p.as_posix().endswith(GOLDEN.as_posix()) and (p.parents[2] / "op_host").is_dir()
 
 
-_JUDGED: dict[tuple, tuple] = {}
-_KEPT = 64
+_JUDGED: list = [None, None]  # [the audit's tree of the golden judged last, its judgement]
 
 
-def _judged(path: str, stamp: tuple[int, int], tree: ast.Module | None):
-    """One judgement per file version (``stamp``: mtime and size), however many rules ask;
-    the audit's own parse of the file is reused, so it is parsed once."""
-    key = (path, stamp)
-    if key not in _JUDGED:
-        if len(_JUDGED) >= _KEPT:
-            del _JUDGED[next(iter(_JUDGED))]
-        _JUDGED[key] = judge_golden(Path(path), path, tree=tree)
-    return _JUDGED[key]
+def _judged(path: str, tree: ast.Module | None):
+    """One judgement per reading of a golden, however many rules ask: they all hold the audit's
+    own parse of it (compared by identity and held here, so its id is never reused), which is
+    handed on, so the file is parsed once. The next audit parses again and judges afresh: the
+    folder's OpDef, cases or kernel may have changed, which the golden's own stamp would not show."""
+    if tree is None or _JUDGED[0] is not tree:
+        _JUDGED[:] = [tree, judge_golden(Path(path), path, tree=tree)]
+    return _JUDGED[1]
 
 
 def cann_findings(path: str, code: str, tree: ast.Module | None = None) -> list[RawFinding]:
     """The findings of ``code`` for the CANN golden at ``path`` (none when it cannot be read:
     the audit's own parse reports that once); ``tree`` is the audit's parse of it."""
-    try:
-        st = Path(path).stat()
-    except OSError:
+    if not Path(path).is_file():
         return []
-    findings, _ = _judged(path, (st.st_mtime_ns, st.st_size), tree)
+    findings, _ = _judged(path, tree)
     out = []
     for f in findings:
         if code == UNCERTAIN and f.severity == "warning":

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import ast
 import re
+import weakref
 from fnmatch import fnmatchcase
 from pathlib import PurePath
 from types import SimpleNamespace
-from weakref import WeakKeyDictionary
 
 from kb_tools.audit import classes
 from kb_tools.audit.module import FUNCTION_DEFS, Segments
@@ -23,7 +23,7 @@ from kb_tools.audit.node_index import child_nodes
 from kb_tools.audit.roles import is_test_name
 from kb_tools.audit.tables import DRIVER_NAMES
 
-_reaches: WeakKeyDictionary = WeakKeyDictionary()  # package.Tree -> what is known of it, kept while it lives
+_reaches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # package.Tree -> what is known of it, kept while it lives
 MAX_REACH = 8  # rounds of a module's search: a same-file chain of more helpers than this is not followed
 MAX_MODULES = 16  # modules followed through imports from the one asked about
 CUT = 1 << 30  # the height of a search that ran out of modules
@@ -65,7 +65,7 @@ class Reach:
     (``readable``), or it is a package's ``__init__`` (re-exports)."""
 
     def __init__(self, tree):
-        self.tree = tree
+        self.tree = weakref.proxy(tree) if tree is not None else None  # kept per tree in _reaches: a strong one would keep it alive
         self.exact: dict[str, tuple[set, int]] = {}  # path -> ((line, column) of each launching def, modules looked at deep)
         self.partial: dict[tuple[str, int], set] = {}  # (path, budget) -> the same, cut short by the budget
         self.heights = [0]  # per search under way: how many modules deep it has looked (CUT: it ran out)
