@@ -8,7 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from kb_tools.audit.node_index import NodeIndex, child_nodes, walk_nodes
+from kb_tools.audit.node_index import NodeIndex
+from kb_tools.syntax import child_nodes, walk_nodes
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -124,7 +125,7 @@ def test_a_function_read_off_the_index_launches_and_calls_as_when_walked_alone()
 
 
 def test_each_node_has_the_parent_iter_child_nodes_gives():
-    from kb_tools.audit.node_index import parents_of
+    from kb_tools.syntax import parents_of
 
     for path in _sources():
         tree = ast.parse(path.read_text(encoding="utf-8"))

@@ -145,4 +145,4 @@ def test_a_runs_tree_is_freed_when_the_run_ends():
     for _ in range(2):
         audit_files(sorted(chain.rglob("*.py")), roots=[chain], jobs=1)
     gc.collect()
-    assert not any(isinstance(o, package.Tree) for o in gc.get_objects()) and len(reach._reaches) == 0
+    assert not any(type(o) is package.Tree for o in gc.get_objects()) and len(reach._reaches) == 0

@@ -18,6 +18,7 @@ PACKAGE = REPO / "kb_tools"
 # floor of each top-level room, lowest first; a module may import its own room or lower floors
 FLOORS = {
     "__init__": 0, "diagnostics": 0, "limits": 0,
+    "syntax": 1,  # walking a Python syntax tree: the audit and the CANN golden reader both read Python
     "files": 1, "runtime": 1, "numerics": 1,
     "kb": 2,
     "cann": 3,  # a CANN operator folder's facts, read statically; the spec and audit views stand above

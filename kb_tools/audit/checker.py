@@ -41,7 +41,7 @@ from kb_tools.audit.kinds import (
 from kb_tools.audit.launches import BLAMED_ZERO, LaunchCounting
 from kb_tools.audit.module import FUNCTION_DEFS, launch_target
 from kb_tools.audit.names import bind_import, qualname, record_import
-from kb_tools.audit.node_index import child_nodes, walk_nodes
+from kb_tools.syntax import child_nodes, walk_nodes
 from kb_tools.audit.rules import (
     wb102_host_layout_change as wb102,
     wb103_host_reshape_or_slice as wb103,

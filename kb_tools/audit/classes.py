@@ -10,7 +10,7 @@ import ast
 from weakref import WeakKeyDictionary
 
 from kb_tools.audit.names import dotted, qualname
-from kb_tools.audit.node_index import walk_nodes
+from kb_tools.syntax import walk_nodes
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 MAX_BASES = 16  # classes of one module looked at for an autograd.Function base (a cycle of bases ends)

@@ -14,7 +14,8 @@ from kb_tools.audit import tables as tb
 from kb_tools.audit.dispatch import Tables
 from kb_tools.audit.module import launch_target
 from kb_tools.audit.names import dotted, qualname
-from kb_tools.audit.node_index import NodeIndex, walk_nodes
+from kb_tools.audit.node_index import NodeIndex
+from kb_tools.syntax import walk_nodes
 
 _ASSIGN, _ATTRIBUTE, _CALL, _NAME = ast.Assign, ast.Attribute, ast.Call, ast.Name
 

@@ -16,8 +16,8 @@ import ast
 from kb_tools.audit.casts import cast_target, dtype_name
 from kb_tools.audit.module import FUNCTION_DEFS
 from kb_tools.audit.names import dotted, qualname
-from kb_tools.audit.node_index import walk_nodes
 from kb_tools.kb import vocabulary as V
+from kb_tools.syntax import walk_nodes
 
 DEFAULT_DTYPES = {"randn": "float32", "rand": "float32", "normal": "float32", "randint": "int64", "randperm": "int64"}
 HALF_CASTS = frozenset({"half", "bfloat16", "to", "astype", "type", "cast"})  # the calls that may cast to a half dtype

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from kb_tools.audit.casts import cast_target
 from kb_tools.audit.family_context import FileContext
-from kb_tools.audit.node_index import walk_nodes
 from kb_tools.audit.roles import KERNEL_FRAMEWORKS
+from kb_tools.syntax import walk_nodes
 
 MAX_LOCAL_MODULE_BYTES = 2_000_000  # a local module read for kernels: a bounded prefix
 FRAMEWORK_IMPORT = re.compile(rf"^\s*(?:import|from)\s+(?:{'|'.join(KERNEL_FRAMEWORKS)})\b", re.M)

@@ -19,8 +19,9 @@ from itertools import accumulate
 
 from kb_tools.audit.dispatch import Tables
 from kb_tools.audit.names import bind_import, dotted, qualname, record_import
-from kb_tools.audit.node_index import BLOCKS, NodeIndex, child_nodes, child_statements, fields_of, walk_nodes
+from kb_tools.audit.node_index import NodeIndex
 from kb_tools.audit.tables import DRIVER_NAMES, JIT_DECORATORS
+from kb_tools.syntax import BLOCKS, child_nodes, child_statements, fields_of, walk_nodes
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DEF_TYPES = frozenset(FUNCTION_DEFS)

@@ -19,9 +19,9 @@ from types import SimpleNamespace
 
 from kb_tools.audit import classes
 from kb_tools.audit.module import FUNCTION_DEFS, Segments
-from kb_tools.audit.node_index import child_nodes
 from kb_tools.audit.roles import is_test_name
 from kb_tools.audit.tables import DRIVER_NAMES
+from kb_tools.syntax import child_nodes
 
 _reaches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # package.Tree -> what is known of it, kept while it lives
 MAX_REACH = 8  # rounds of a module's search: a same-file chain of more helpers than this is not followed

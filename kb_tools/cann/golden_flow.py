@@ -16,10 +16,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from kb_tools.audit.node_index import walk_nodes
 from kb_tools.cann.golden_casts import LOW, WIDTH, cast_target
-from kb_tools.cann.opdef import read_opdef
 from kb_tools.cann.golden_reach import Context, Entry, GoldenModule, Reach, entries
+from kb_tools.cann.opdef import read_opdef
+from kb_tools.syntax import walk_nodes
 
 GOLDEN = Path("tests") / "assets" / "golden.py"
 MAX_BYTES = 4 << 20

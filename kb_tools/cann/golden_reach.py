@@ -13,8 +13,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from kb_tools.audit.node_index import child_nodes, walk_nodes
 from kb_tools.cann.golden_casts import LOW, float_dtype
+from kb_tools.syntax import child_nodes, walk_nodes
 
 PROMOTED = frozenset({"float32", "float64"})
 

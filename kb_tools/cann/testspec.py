@@ -11,8 +11,8 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kb_tools.audit.node_index import walk_nodes
 from kb_tools.cann.golden_reach import GoldenModule, entries
+from kb_tools.syntax import walk_nodes
 
 MAX_BYTES = 4 * 1024 * 1024
 _FRAMEWORKS = {"torch": "torch", "numpy": "numpy", "tensorflow": "tf"}

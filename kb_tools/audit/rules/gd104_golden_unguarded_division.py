@@ -11,10 +11,10 @@ from kb_tools.audit.family_context import FileContext
 from kb_tools.audit.findings import RawFinding
 from kb_tools.audit.module import FUNCTION_DEFS
 from kb_tools.audit.names import dotted, qualname
-from kb_tools.audit.node_index import walk_nodes
 from kb_tools.audit.roles import GOLDEN
 from kb_tools.audit.tables import TORCH_CONSTRUCTORS
 from kb_tools.kb import vocabulary as V
+from kb_tools.syntax import walk_nodes
 
 CODE = "GD104"
 ROLES = (GOLDEN,)  # the file roles (kb_tools/audit/roles.py) the rule reads

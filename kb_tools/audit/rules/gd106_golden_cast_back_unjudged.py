@@ -9,16 +9,16 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from kb_tools.audit.cann_goldens import is_cann_golden
 from kb_tools.audit.casts import cast_target
 from kb_tools.audit.family_context import FileContext
-from kb_tools.audit.node_index import walk_nodes
-from kb_tools.contract.discovery import op_candidates
 from kb_tools.audit.findings import RawFinding, call_pos
 from kb_tools.audit.golden_rules import declared_names
 from kb_tools.audit.roles import GOLDEN
-from kb_tools.audit.cann_goldens import is_cann_golden
 from kb_tools.audit.rules import gd102_golden_casts_floats as gd102
+from kb_tools.contract.discovery import op_candidates
 from kb_tools.kb import vocabulary as V
+from kb_tools.syntax import walk_nodes
 
 CODE = "GD106"
 ROLES = (GOLDEN,)  # the file roles (kb_tools/audit/roles.py) the rule reads

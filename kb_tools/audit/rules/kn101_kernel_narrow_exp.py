@@ -18,9 +18,9 @@ from kb_tools.audit.findings import RawFinding
 from kb_tools.audit.kernel_rules import bound_arguments, is_load
 from kb_tools.audit.module import FUNCTION_DEFS
 from kb_tools.audit.names import dotted, qualname
-from kb_tools.audit.node_index import walk_nodes
 from kb_tools.audit.roles import IMPL
 from kb_tools.kb import vocabulary as V
+from kb_tools.syntax import walk_nodes
 
 CODE = "KN101"
 ROLES = (IMPL,)  # the file roles (kb_tools/audit/roles.py) the rule reads

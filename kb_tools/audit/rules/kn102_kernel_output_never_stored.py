@@ -12,8 +12,9 @@ from kb_tools.audit.findings import RawFinding
 from kb_tools.audit.kernel_rules import bound_arguments, is_load
 from kb_tools.audit.module import launch_target
 from kb_tools.audit.names import dotted, qualname
-from kb_tools.audit.node_index import NodeIndex, parents_of, walk_nodes
+from kb_tools.audit.node_index import NodeIndex
 from kb_tools.audit.roles import IMPL
+from kb_tools.syntax import parents_of, walk_nodes
 
 CODE = "KN102"
 ROLES = (IMPL,)  # the file roles (kb_tools/audit/roles.py) the rule reads

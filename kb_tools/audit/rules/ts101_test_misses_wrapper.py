@@ -18,9 +18,9 @@ from kb_tools.audit.findings import RawFinding
 from kb_tools.audit.golden_rules import defines_kernels
 from kb_tools.audit.module import FUNCTION_DEFS, launch_target
 from kb_tools.audit.names import dotted
-from kb_tools.audit.node_index import child_nodes, walk_nodes
 from kb_tools.audit.roles import TEST, is_golden_name, is_test_name
 from kb_tools.audit.suite_rules import collect_tests, wrapper_targets
+from kb_tools.syntax import child_nodes, walk_nodes
 
 CODE = "TS101"
 ROLES = (TEST,)  # the file roles (kb_tools/audit/roles.py) the rule reads

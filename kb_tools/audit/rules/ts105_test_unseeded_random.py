@@ -14,9 +14,9 @@ from kb_tools.audit.family_context import FileContext
 from kb_tools.audit.findings import RawFinding, call_pos
 from kb_tools.audit.module import FUNCTION_DEFS
 from kb_tools.audit.names import dotted, qualname
-from kb_tools.audit.node_index import walk_nodes
 from kb_tools.audit.roles import TEST
 from kb_tools.audit.suite_rules import collect_tests
+from kb_tools.syntax import walk_nodes
 
 CODE = "TS105"
 ROLES = (TEST,)  # the file roles (kb_tools/audit/roles.py) the rule reads

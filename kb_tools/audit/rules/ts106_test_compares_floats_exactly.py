@@ -28,10 +28,10 @@ from kb_tools.audit.file_dtypes import DEFAULT_DTYPES, literal_dtype, module_val
 from kb_tools.audit.findings import RawFinding, call_pos
 from kb_tools.audit.module import FUNCTION_DEFS
 from kb_tools.audit.names import dotted, qualname
-from kb_tools.audit.node_index import parents_of, walk_nodes
 from kb_tools.audit.roles import TEST, is_golden_name
 from kb_tools.audit.suite_rules import collect_tests
 from kb_tools.kb import vocabulary as V
+from kb_tools.syntax import parents_of, walk_nodes
 
 CODE = "TS106"
 ROLES = (TEST,)  # the file roles (kb_tools/audit/roles.py) the rule reads
