@@ -15,6 +15,7 @@ from kb_tools.contract.specs import load_spec, spec_files
 from kb_tools.diagnostics import Diagnostic, KbError, KbErrors, shortened
 from kb_tools.kb import vocabulary as V
 from kb_tools.kb.facts import fact_drift, load_facts
+from kb_tools.kb.repeats import repeat_drift
 from kb_tools.kb.values import load_values, value_drift
 from kb_tools.kb.glossary import glossary_path, load_glossary, source_problems
 from kb_tools.kb.page_code import page_blocks, section_blocks
@@ -342,6 +343,15 @@ def check_values(ctx):
     return len(values) * (len(ctx.kb.pages) + len(others)), value_drift(ctx.kb.pages, values, others, unloadable)
 
 
+def check_repeats(ctx):
+    """A significant number two pages state is registered, linked to its home, or declared own."""
+    values, broken = _loaded(load_values, ctx.kb.kb_dir)
+    if broken:
+        return 1, broken
+    registered = {key for v in values if v.kind == "number" for key in v.value.keys}
+    return len(ctx.kb.pages), repeat_drift(ctx.kb.pages, registered)
+
+
 CHECKS = (
     ("front matter", check_front_matter),
     ("router targets", check_router),
@@ -359,6 +369,7 @@ CHECKS = (
     ("glossary", check_glossary),
     ("registered facts", check_facts),
     ("registered values", check_values),
+    ("repeated numbers", check_repeats),
 )
 
 

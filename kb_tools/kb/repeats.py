@@ -5,23 +5,26 @@ page as its own number, with the reason, in ``<!-- own-numbers: 4,096; 0.5 -- wh
 
 Significant, by rule (see ``significant``): an integer of three or more significant digits
 that is not a year, a non-integer (decimal, percentage, fraction), a dotted version, an n/n
-count of two-digit size or a sequence such as 16/8/4/2. Never read as numbers: code (fenced
-blocks and inline code), link targets and addresses, seed citations (``§3.5.1``,
-``001 §2``, ``001:340``), ``path:line`` places and commit hashes.
+count of two-digit size or a sequence such as 16/8/4/2, written in digits. Never read as
+numbers: code (fenced, indented and inline), names such as SHA-256, link targets and
+addresses, seed citations (``§3.5.1``, ``001 §2``, ``001:340``), ``path:line`` places and
+commit hashes.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from fractions import Fraction
+from pathlib import Path
 
 from kb_tools.diagnostics import Diagnostic
-from kb_tools.kb.links import links_to
 from kb_tools.kb.numbers import numbers
 from kb_tools.kb.pages import shown_path
 
 _OWN = re.compile(r"<!--\s*own-numbers:(.*?)(?:--\s(.*?))?-->", re.S)
 _FENCE = re.compile(r"^[ \t]*```.*?^[ \t]*```[^\n]*$", re.S | re.M)
+_INDENTED = re.compile(r"(?:^[ \t]*\n)((?: {4,}\S[^\n]*\n?)+)", re.M)  # a code block by indentation
 # What is not prose: inline code, link targets, addresses, seed citations, path:line, hashes.
 _NOT_PROSE = re.compile(
     r"`[^`\n]*`"
@@ -30,6 +33,7 @@ _NOT_PROSE = re.compile(
     r"|(?:\b\d{3}\s*)?§\s*\d+(?:\.\d+)*(?:[-–]\d+(?:\.\d+)*)?"
     r"|\b\d{3}:\d+(?:[-–]\d+)?\b"
     r"|[\w./-]+\.\w+:\d+(?:[-–]\d+)?"
+    r"|\b[A-Za-z]+-\d+\b"  # a name: SHA-256, UTF-8
     r"|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b"
 )
 _YEAR = re.compile(r"(?:19[89]\d|20[0-3]\d)")
@@ -42,7 +46,7 @@ def _blank(m: re.Match) -> str:
 def prose(body: str) -> str:
     """The body with everything that is not prose blanked, lines kept where they were."""
     body = re.sub(r"<!--.*?-->", _blank, body, flags=re.S)
-    return _NOT_PROSE.sub(_blank, _FENCE.sub(_blank, body))
+    return _NOT_PROSE.sub(_blank, _INDENTED.sub(_blank, _FENCE.sub(_blank, body)))
 
 
 def _digits(value: Fraction) -> int:
@@ -97,18 +101,32 @@ def own_numbers(body: str) -> tuple[list, list]:
     return owned, problems
 
 
+def _targets(page) -> set:
+    """The files a page's Markdown links resolve to."""
+    return {os.path.normpath(page.path.parent / t) for t in re.findall(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", page.body)}
+
+
+def _document_states(path: str, key: tuple, cache: dict) -> bool:
+    """Whether a linked Markdown file outside the pages (docs/...) states the number."""
+    if path not in cache:
+        file = Path(path)
+        cache[path] = set(stated(file.read_text(encoding="utf-8"))) if file.suffix == ".md" and file.is_file() else set()
+    return key in cache[path]
+
+
 def repeat_drift(pages: dict, registered: set) -> list[Diagnostic]:
     """One line per page that states a significant, unregistered number another page states
     too, when it neither links the number's home nor declares the number its own; and one
     per own-numbers declaration that is malformed or stale.
 
     ``pages``: page id -> loaded page; ``registered``: the keys of every registered number
-    value. The home of a number is the page stating it that most of the others link (the
-    first by path on a tie)."""
-    where, diags = {}, []
+    value. The home of a number is a page stating it, or a linked document (docs/...) that
+    states it, which the most of the pages stating it link (the first by path on a tie)."""
+    where, diags, links, docs = {}, [], {}, {}
     for pid in sorted(pages, key=lambda p: pages[p].rel_path):
         page = pages[pid]
         shown = shown_path(page.path)
+        links[pid] = _targets(page)
         owned, problems = own_numbers(page.body)
         diags += [Diagnostic(shown, page.body_line, "LN144", problem) for problem in problems]
         found = stated(page.body)
@@ -118,16 +136,19 @@ def repeat_drift(pages: dict, registered: set) -> list[Diagnostic]:
         for key, (text, offset) in found.items():
             if key not in registered and key not in mine:
                 where.setdefault(key, []).append((pid, text.strip(), page.body_line + offset))
-    for places in where.values():
+    page_files = {os.path.normpath(p.path): pid for pid, p in pages.items()}
+    for key, places in where.items():
         if len(places) < 2:
             continue
         ids = [pid for pid, _, _ in places]
-        home = max(ids, key=lambda h: sum(links_to(pages[o], pages[h]) for o in ids if o != h))
-        home_line = next(line for pid, _, line in places if pid == home)
-        home_shown = shown_path(pages[home].path)
+        stating = {os.path.normpath(pages[pid].path) for pid in ids}
+        homes = sorted(stating | {t for pid in ids for t in links[pid] if t not in page_files and _document_states(t, key, docs)})
+        home = max(homes, key=lambda h: sum(h in links[pid] or h == os.path.normpath(pages[pid].path) for pid in ids))
+        home_shown = shown_path(Path(home))
+        home_line = next((f":{line}" for pid, _, line in places if os.path.normpath(pages[pid].path) == home), "")
         diags += [Diagnostic(shown_path(pages[pid].path), line, "LN144",
-                             f"{text} is also stated on {home_shown}:{home_line}, which this page does not link; "
+                             f"{text} is also stated on {home_shown}{home_line}, which this page does not link; "
                              f"register it in kb/values.yaml with a home, link the page that explains it, "
                              f"or declare it this page's own in <!-- own-numbers: {text} -- why -->")
-                  for pid, text, line in places if pid != home and not links_to(pages[pid], pages[home])]
+                  for pid, text, line in places if home not in links[pid] and home != os.path.normpath(pages[pid].path)]
     return diags
