@@ -58,10 +58,11 @@ def kbt(capsys):
 
 
 def copy_repo(dest: Path) -> Path:
-    """A copy of everything the KB commands read: ROUTER.md, CONTRACT.md, kb/, ops/, notebooks/."""
+    """A copy of everything the KB commands read: ROUTER.md, CONTRACT.md, kb/, ops/, notebooks/,
+    docs/ (pages link it, and a number a page repeats may be explained there)."""
     for name in ("ROUTER.md", "CONTRACT.md"):
         shutil.copy(REPO / name, dest / name)
-    for name in ("kb", "ops", "notebooks"):
+    for name in ("kb", "ops", "notebooks", "docs"):
         if (REPO / name).is_dir():
             shutil.copytree(REPO / name, dest / name, ignore=shutil.ignore_patterns("*.ipynb", "__pycache__"))
     return dest
