@@ -146,3 +146,17 @@ def test_a_runs_tree_is_freed_when_the_run_ends():
         audit_files(sorted(chain.rglob("*.py")), roots=[chain], jobs=1)
     gc.collect()
     assert not any(type(o) is package.Tree for o in gc.get_objects()) and len(reach._reaches) == 0
+
+
+def test_a_file_whose_wrappers_launch_in_another_module_is_no_file_of_unknown_role(capsys):
+    """A module the audit finds wrappers in, through helpers of other modules, is an
+    implementation: no "role cannot be told" note for it, while the wrappers are still listed."""
+    import json
+
+    from kb_tools.cli import main
+
+    chain = Path(__file__).parent / "fixtures" / "audit" / "chain"
+    main(["audit", str(chain), "--format", "json"])
+    captured = capsys.readouterr()
+    wrappers = json.loads(captured.out)["wrappers"]
+    assert any(w["path"].endswith("pkg/api.py") for w in wrappers) and "AU014" not in captured.err

@@ -254,7 +254,8 @@ def audit_parsed(parsed: Parsed, tree, *, select: set[str] | None = None, famili
     if families is not None:
         from kb_tools.audit.families import family_findings
 
-        result.roles, beyond, result.note = family_findings(parsed.tree, module, path, families, select)
+        result.roles, beyond, result.note = family_findings(parsed.tree, module, path, families, select,
+                                                               delivers=bool(result.wrapper_info))
         for f in beyond:
             reached.setdefault((f.line, f.col, f.code), (f, []))
     result.starred = tuple(sorted({f"{where or path}:{line}" for where, line in starred}))

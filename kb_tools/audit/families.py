@@ -62,11 +62,12 @@ class FamilyOptions:
 
 
 def family_findings(tree: ast.Module, module: ModuleInfo, path: str, options: FamilyOptions,
-                    select: set[str] | None = None) -> tuple[frozenset[str], list[RawFinding], str | None]:
+                    select: set[str] | None = None, delivers: bool = False) -> tuple[frozenset[str], list[RawFinding], str | None]:
     """(the file's roles, the findings of the families those roles select, a note). A file
     that defines functions but has no role gets the wrapper family only, and a note that
-    says so in one line."""
-    roles = options.roles if options.roles is not None else file_roles(path, tree, module)
+    says so in one line. ``delivers``: the wrapper audit found a wrapper here (one that launches
+    through a helper of another module, which the file's own text does not show): an implementation."""
+    roles = options.roles if options.roles is not None else file_roles(path, tree, module) | ({IMPL} if delivers else set())
     note = None
     if not roles and any(isinstance(n, FUNCTION_DEFS) for n in tree.body):
         note = (f"{path}: AU014 role cannot be told (no kernel or launch, no test_*, no golden, no third-party leg); "
