@@ -59,9 +59,7 @@ def significant(key: tuple, text: str) -> bool:
     kind = key[0]
     if not re.search(r"\d", text):
         return False  # "a quarter", "四次": a number in words is never a measured fact
-    if kind == "v":
-        return True
-    if kind == "s":
+    if kind in ("v", "s"):
         return True
     if kind == "c":
         return key[2] >= 10
@@ -86,18 +84,19 @@ def stated(body: str) -> dict:
 
 
 def own_numbers(body: str) -> tuple[list, list]:
-    """(text, keys) of each number a page declares its own, and the problems of a declaration
-    that gives no reason or holds something that is not one number."""
+    """(text, keys, line offset) of each number a page declares its own, and (line offset,
+    problem) for a declaration that gives no reason or holds something that is not one number."""
     owned, problems = [], []
     for m in _OWN.finditer(body):
+        offset = body.count("\n", 0, m.start())
         if not (m.group(2) or "").strip():
-            problems.append("an own-numbers comment needs its reason after ' -- '")
+            problems.append((offset, "an own-numbers comment needs its reason after ' -- '"))
         for item in (i.strip() for i in m.group(1).split(";")):
             parsed = numbers(item)
             if len(parsed) != 1 or parsed[0].text.strip() != item:
-                problems.append(f"own-numbers entry {item!r} is not one number")
+                problems.append((offset, f"own-numbers entry {item!r} is not one number"))
             else:
-                owned.append((item, parsed[0].keys))
+                owned.append((item, parsed[0].keys, offset))
     return owned, problems
 
 
@@ -114,6 +113,18 @@ def _document_states(path: str, key: tuple, cache: dict) -> bool:
     return key in cache[path]
 
 
+def _unclaimed(page, registered: set, diags: list) -> dict:
+    """key -> (text, file line) of the significant numbers the page states that are neither
+    registered nor declared its own; a malformed or stale declaration is added to ``diags``."""
+    shown, found = shown_path(page.path), stated(page.body)
+    owned, problems = own_numbers(page.body)
+    diags += [Diagnostic(shown, page.body_line + offset, "LN144", problem) for offset, problem in problems]
+    diags += [Diagnostic(shown, page.body_line + offset, "LN144", f"own number {text} is not a significant number this page states; drop it from own-numbers")
+              for text, keys, offset in owned if not keys & set(found)]
+    mine = {key for _, keys, _ in owned for key in keys}
+    return {key: (text.strip(), page.body_line + offset) for key, (text, offset) in found.items() if key not in registered | mine}
+
+
 def repeat_drift(pages: dict, registered: set) -> list[Diagnostic]:
     """One line per page that states a significant, unregistered number another page states
     too, when it neither links the number's home nor declares the number its own; and one
@@ -124,31 +135,20 @@ def repeat_drift(pages: dict, registered: set) -> list[Diagnostic]:
     states it, which the most of the pages stating it link (the first by path on a tie)."""
     where, diags, links, docs = {}, [], {}, {}
     for pid in sorted(pages, key=lambda p: pages[p].rel_path):
-        page = pages[pid]
-        shown = shown_path(page.path)
-        links[pid] = _targets(page)
-        owned, problems = own_numbers(page.body)
-        diags += [Diagnostic(shown, page.body_line, "LN144", problem) for problem in problems]
-        found = stated(page.body)
-        diags += [Diagnostic(shown, page.body_line, "LN144", f"own number {text} is not a significant number this page states; drop it from own-numbers")
-                  for text, keys in owned if not keys & set(found)]
-        mine = {key for _, keys in owned for key in keys}
-        for key, (text, offset) in found.items():
-            if key not in registered and key not in mine:
-                where.setdefault(key, []).append((pid, text.strip(), page.body_line + offset))
-    page_files = {os.path.normpath(p.path): pid for pid, p in pages.items()}
+        links[pid] = _targets(pages[pid])
+        for key, (text, line) in _unclaimed(pages[pid], registered, diags).items():
+            where.setdefault(key, []).append((os.path.normpath(pages[pid].path), pid, text, line))
+    page_files = {os.path.normpath(p.path) for p in pages.values()}
     for key, places in where.items():
         if len(places) < 2:
             continue
-        ids = [pid for pid, _, _ in places]
-        stating = {os.path.normpath(pages[pid].path) for pid in ids}
-        homes = sorted(stating | {t for pid in ids for t in links[pid] if t not in page_files and _document_states(t, key, docs)})
-        home = max(homes, key=lambda h: sum(h in links[pid] or h == os.path.normpath(pages[pid].path) for pid in ids))
-        home_shown = shown_path(Path(home))
-        home_line = next((f":{line}" for pid, _, line in places if os.path.normpath(pages[pid].path) == home), "")
-        diags += [Diagnostic(shown_path(pages[pid].path), line, "LN144",
-                             f"{text} is also stated on {home_shown}{home_line}, which this page does not link; "
+        homes = sorted({file for file, *_ in places} | {t for _, pid, *_ in places for t in links[pid]
+                                                         if t not in page_files and _document_states(t, key, docs)})
+        home = max(homes, key=lambda h: sum(h == file or h in links[pid] for file, pid, *_ in places))
+        home_at = shown_path(Path(home)) + next((f":{line}" for file, _, _, line in places if file == home), "")
+        diags += [Diagnostic(shown_path(Path(file)), line, "LN144",
+                             f"{text} is also stated on {home_at}, which this page does not link; "
                              f"register it in kb/values.yaml with a home, link the page that explains it, "
                              f"or declare it this page's own in <!-- own-numbers: {text} -- why -->")
-                  for pid, text, line in places if home not in links[pid] and home != os.path.normpath(pages[pid].path)]
+                  for file, pid, text, line in places if home != file and home not in links[pid]]
     return diags
