@@ -344,10 +344,11 @@ def check_values(ctx):
 
 
 def check_repeats(ctx):
-    """A significant number two pages state is registered, linked to its home, or declared own."""
+    """A significant number two pages state is registered, linked to its home, or declared own.
+    With a broken values file it examines nothing: the values check reports the file's errors."""
     values, broken = _loaded(load_values, ctx.kb.kb_dir)
     if broken:
-        return 1, broken
+        return 0, []
     registered = {key for v in values if v.kind == "number" for key in v.value.keys}
     return len(ctx.kb.pages), repeat_drift(ctx.kb.pages, registered)
 
