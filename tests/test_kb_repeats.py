@@ -1,16 +1,18 @@
-"""Repeated numbers (kb_tools/kb/repeats.py, `kbt lint` LN144): which numbers count as facts,
-what is never read as one, and a number planted on two pages of a copy of the KB."""
+"""Repeated numbers (kb_tools/kb/repeats.py, `kbt lint` LN144 and LN145): which numbers count as
+facts, what is never read as one, a number planted on two pages of a copy of the KB, and a copy
+that drifted by one digit."""
 
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 import pytest
 
 from conftest import REPO
 from kb_tools.kb.numbers import numbers
 from kb_tools.kb.pages import load_kb
-from kb_tools.kb.repeats import own_numbers, repeat_drift, significant, stated
+from kb_tools.kb.repeats import near, near_copies, own_numbers, repeat_drift, significant, stated
 from kb_tools.kb.values import load_values
 
 
@@ -99,3 +101,38 @@ def test_a_planted_number_equal_to_a_registered_value_is_left_to_the_value_check
     err = kbt("lint", root=repo_copy).err
     assert "LN144" not in err
     assert re.search(r"cat-lowering\.md:\d+: LN143 states fp16-max-finite", err), err
+
+
+@pytest.mark.parametrize("a, b, close", [
+    (69207940, 69207040, True), (16385, 16384, True), (4095, 4096, True),
+    (69207552, 69207040, False), (65504, 65536, False), (1024, 1025, True), (10000, 10001, False), (1000, 1001, False), (2048, 12048, False),
+])
+def test_near_is_one_digit_apart_with_four_significant_digits(a, b, close):
+    assert near(a, b) is close and near(b, a) is close
+
+
+def test_a_near_copy_is_reported_against_the_registered_value_or_the_commoner_number():
+    assert near_copies({69207940: ["p"]}, {("n", Fraction(69207040))}) == [(69207940, 69207040, None)]
+    assert near_copies({7321907: ["a", "b"], 7321977: ["c"]}, set()) == [(7321977, 7321907, ["a", "b"])]
+    assert near_copies({7321907: ["a"], 7321977: ["c"]}, set()) == [(7321907, 7321977, ["c"])]
+
+
+def test_a_registered_value_copied_with_one_digit_changed_fails_lint(kbt, repo_copy):
+    page = repo_copy / "kb" / "playbooks" / "troubleshooting.md"
+    _append(page, "The old chain once needed 69,207,940 bytes.")
+    err = kbt("lint", root=repo_copy).err
+    assert re.search(r"troubleshooting\.md:\d+: LN145 69,207,940 differs in one digit from 69,207,040, stated on a registered value", err), err
+
+
+def test_an_unregistered_number_copied_with_one_digit_changed_names_the_page_it_copies(kbt, repo_copy):
+    kb = repo_copy / "kb"
+    _append(kb / "constraints" / "integer-narrowing.md", "<!-- own-numbers: 7,321,907 -- a test's own -->\nThe overhead was 7,321,907 ns.")
+    _append(kb / "patterns" / "cat-lowering.md", "A launch costs 7,321,977 ns.")
+    err = kbt("lint", root=repo_copy).err
+    lines = [ln for ln in err.splitlines() if "LN145" in ln]
+    assert lines == [], "a number a page declares its own is not a copy of anything"
+    _append(kb / "patterns" / "exact-fast-paths.md", "The overhead was 7,321,907 ns ([integer-narrowing](../constraints/integer-narrowing.md)).")
+    _append(kb / "patterns" / "dynamic-shape-versions.md", "The overhead was 7,321,907 ns ([integer-narrowing](../constraints/integer-narrowing.md)).")
+    err = kbt("lint", root=repo_copy).err
+    lines = [ln for ln in err.splitlines() if "LN145" in ln]
+    assert len(lines) == 1 and re.search(r"cat-lowering\.md:\d+: LN145 7,321,977 differs in one digit from 7,321,907, stated on \S*dynamic-shape-versions\.md:\d+", lines[0]), err

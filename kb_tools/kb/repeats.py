@@ -1,7 +1,9 @@
 """Repeated numbers nothing registers: a significant number that two pages state is one fact
 that can drift apart, so it must be registered (kb/values.yaml, judged by values.py), or be
 stated on pages that link the one page where it is explained (its home), or be declared by a
-page as its own number, with the reason, in ``<!-- own-numbers: 4,096; 0.5 -- why -->``.
+page as its own number, with the reason, in ``<!-- own-numbers: 4,096; 0.5 -- why -->`` (LN144).
+An integer one digit away from a registered value or from another page's number (69,207,940
+beside 69,207,040) is a copy that drifted, whether or not it is repeated (LN145).
 
 Significant, by rule (see ``significant``): an integer of three or more significant digits
 that is not a year, a non-integer (decimal, percentage, fraction), a dotted version, an n/n
@@ -125,6 +127,31 @@ def _unclaimed(page, registered: set, diags: list) -> dict:
     return {key: (text.strip(), page.body_line + offset) for key, (text, offset) in found.items() if key not in registered | mine}
 
 
+def near(a: int, b: int) -> bool:
+    """Whether two integers of four or more significant digits are written alike but for one
+    digit (69,207,552 and 69,207,940): the mark of a copy that drifted."""
+    da, db = str(a), str(b)
+    return (a != b and len(da) == len(db) and min(len(da.rstrip("0")), len(db.rstrip("0"))) >= 4
+            and sum(x != y for x, y in zip(da, db)) == 1)
+
+
+def _integers(keys) -> set:
+    return {int(k[1]) for k in keys if k[0] == "n" and k[1].denominator == 1}
+
+
+def near_copies(stating: dict, registered: set) -> list[tuple]:
+    """(integer, the one it nearly copies, pages stating that one or None when registered):
+    ``stating`` maps each integer a page states to the ids of the pages stating it."""
+    known = _integers(registered)
+    found = []
+    for a in sorted(set(stating) - known):
+        for b in sorted(known | set(stating)):
+            if near(a, b) and (b in known or (len(stating[a]), a) < (len(stating[b]), b)):
+                found.append((a, b, None if b in known else stating[b]))
+                break
+    return found
+
+
 def repeat_drift(pages: dict, registered: set) -> list[Diagnostic]:
     """One line per page that states a significant, unregistered number another page states
     too, when it neither links the number's home nor declares the number its own; and one
@@ -136,8 +163,10 @@ def repeat_drift(pages: dict, registered: set) -> list[Diagnostic]:
     where, diags, links, docs = {}, [], {}, {}
     for pid in sorted(pages, key=lambda p: pages[p].rel_path):
         links[pid] = _targets(pages[pid])
-        for key, (text, line) in _unclaimed(pages[pid], registered, diags).items():
+        for key, (text, line) in _unclaimed(pages[pid], set(), diags).items():
             where.setdefault(key, []).append((os.path.normpath(pages[pid].path), pid, text, line))
+    diags += _near_copy_lines(where, registered)
+    where = {key: places for key, places in where.items() if key not in registered}
     page_files = {os.path.normpath(p.path) for p in pages.values()}
     for key, places in where.items():
         if len(places) < 2:
@@ -151,4 +180,23 @@ def repeat_drift(pages: dict, registered: set) -> list[Diagnostic]:
                              f"register it in kb/values.yaml with a home, link the page that explains it, "
                              f"or declare it this page's own in <!-- own-numbers: {text} -- why -->")
                   for file, pid, text, line in places if home != file and home not in links[pid]]
+    return diags
+
+
+def _near_copy_lines(where: dict, registered: set) -> list[Diagnostic]:
+    """LN145: one line per page stating an integer one digit away from a registered value or
+    from an integer that more pages state (the first page of the other on a tie)."""
+    places = {}
+    for key, at in where.items():
+        for n in _integers({key}):
+            places.setdefault(n, []).extend(at)
+    stating = {n: [pid for _, pid, _, _ in at] for n, at in places.items()}
+    diags = []
+    for a, b, others in near_copies(stating, registered):
+        other = "a registered value (kb/values.yaml)" if others is None else \
+            next(f"{shown_path(Path(file))}:{line} ({text})" for file, pid, text, line in places[b] if pid == others[0])
+        diags += [Diagnostic(shown_path(Path(file)), line, "LN145",
+                             f"{text} differs in one digit from {b:,}, stated on {other}: correct the copy, "
+                             f"or declare it this page's own in <!-- own-numbers: {text} -- why -->")
+                  for file, pid, text, line in places[a]]
     return diags
