@@ -20,6 +20,7 @@ CASES = {
     "golden_named_cast_live": ["GD102"],
     "helper_exit_to_own_dtype": [],
     "helper_exit_named_dtype": ["GD107"],
+    "exit_through_asarray": ["GD107"],  # written with the fix: a wrapped result is still the exit
 }
 
 
@@ -37,3 +38,11 @@ def audit_codes(golden: Path, root: Path, capsys) -> list[str]:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_three_party_shape_gets_the_expected_codes(tmp_path, capsys, name):
     assert audit_codes(HERE / "cann_three_party" / f"{name}.py", tmp_path, capsys) == CASES[name]
+
+
+def test_an_entry_cast_is_named_as_such_not_as_an_exit(tmp_path, capsys):
+    golden = HERE / "cann_three_party" / "golden_named_cast_live.py"
+    audit_codes(golden, tmp_path, capsys)
+    main(["audit", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "by name in golden()" in out and "Promote already hands" in out and "at exit" not in out

@@ -62,9 +62,16 @@ class GoldenModule:
                 self.funcs[node.name] = node
             elif isinstance(node, ast.ClassDef):
                 self.classes[node.name] = node
-                for item in node.body:
-                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        self.owner[id(item)] = node
+                self._own(node)
+
+    def _own(self, cls: ast.ClassDef) -> None:
+        """Record the class of each method, and of the methods of classes nested in it (TTK
+        specs often define their ``ThirdPartyImpl`` inside the spec class)."""
+        for item in cls.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.owner[id(item)] = cls
+            elif isinstance(item, ast.ClassDef):
+                self._own(item)
 
     def scope(self, func: ast.FunctionDef) -> dict[str, ast.AST]:
         """Module constants, shadowed by the names ``func`` assigns exactly once
@@ -144,10 +151,13 @@ def _named(mod: GoldenModule, node: ast.AST) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
 
-def _callables(mod: GoldenModule, name: str) -> list[ast.FunctionDef]:
-    if name in mod.funcs:
+def _callables(mod: GoldenModule, name: str, inside: ast.ClassDef | None = None) -> list[ast.FunctionDef]:
+    """The functions a named golden or leg runs; a name is looked up first among the classes
+    nested in ``inside`` (the spec class that names it), then in the module."""
+    nested = {n.name: n for n in inside.body if isinstance(n, ast.ClassDef)} if inside is not None else {}
+    if name in mod.funcs and name not in nested:
         return [mod.funcs[name]]
-    cls = mod.classes.get(name)
+    cls = nested.get(name) or mod.classes.get(name)
     if cls is None:
         return []
     return [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name in ("__call__", "__init__", "forward")]
@@ -187,7 +197,7 @@ def entries(mod: GoldenModule, op: str = "") -> list[Entry]:
                            tolerance_line=tol_line))
         for framework, leg, leg_line in _str_items(mod.resolve(attrs.get("third_party"))):
             found.append(Entry("third_party", key, leg_line, mode, criteria,
-                               _callables(mod, _named(mod, leg)), framework, numpy_inputs=False))
+                               _callables(mod, _named(mod, leg), cls), framework, numpy_inputs=False))
     for path_kind, table, _ in _str_items(mod.consts.get("__golden__")):
         for key, value, line in _str_items(mod.resolve(table)):
             if key in spec_keys:
@@ -348,8 +358,34 @@ def _targets(stmt) -> list[ast.AST]:
 
 
 def _returned_names(func: ast.FunctionDef) -> set[str]:
-    names = set()
+    """Names whose value ``func`` returns: the returned name, an item of a returned list or
+    tuple, the receiver of a returned method chain (``out.numpy()``). A name handed as an
+    argument to a computation (``torch.cumsum(t)``) is an input of the result, not the result,
+    so a cast that made it is no cast at exit."""
+    names: set[str] = set()
     for node in walk_nodes(func):
         if isinstance(node, ast.Return) and node.value is not None:
-            names |= {n.id for n in walk_nodes(node.value) if isinstance(n, ast.Name)}
+            todo = [node.value]
+            while todo:
+                value = todo.pop()
+                if isinstance(value, ast.Name):
+                    names.add(value.id)
+                elif isinstance(value, (ast.List, ast.Tuple)):
+                    todo += value.elts
+                elif isinstance(value, ast.Starred):
+                    todo.append(value.value)
+                elif isinstance(value, ast.IfExp):
+                    todo += [value.body, value.orelse]
+                elif isinstance(value, (ast.Subscript, ast.Attribute)):
+                    todo.append(value.value)
+                elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+                    todo.append(value.func.value)
+                    if value.func.attr in _WRAPS and value.args:
+                        todo.append(value.args[0])
+                elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _WRAPS and value.args:
+                    todo.append(value.args[0])
     return names
+
+
+# calls that hand back their first argument's values in another container
+_WRAPS = frozenset({"from_numpy", "as_tensor", "tensor", "array", "asarray", "ascontiguousarray", "list", "tuple"})
