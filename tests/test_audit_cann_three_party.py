@@ -46,3 +46,10 @@ def test_an_entry_cast_is_named_as_such_not_as_an_exit(tmp_path, capsys):
     main(["audit", str(tmp_path)])
     out = capsys.readouterr().out
     assert "by name in golden()" in out and "Promote already hands" in out and "at exit" not in out
+
+
+def test_a_leg_with_only_integer_outputs_has_nothing_to_narrow(capsys):
+    """A leg that widens float inputs to compute an index (its outputs are int32 in the OpDef)
+    is not told to narrow back: GD110's fix would name no floating output."""
+    main(["audit", str(HERE / "cann_three_party_int_out")])
+    assert "GD110" not in capsys.readouterr().out

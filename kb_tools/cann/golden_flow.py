@@ -341,7 +341,7 @@ def _wider_than_kernel(target: str, kernel: KernelFacts) -> bool:
     return False
 
 
-def _judge_leg(mod, entry, rel, kernel, out):
+def _judge_leg(mod, entry, rel, kernel, out, folder):
     where = _criterion(entry, rel)
     if entry.framework.lower() != "torch":
         out.append(GoldenFinding(rel, entry.line, "GD109", "error",
@@ -358,7 +358,7 @@ def _judge_leg(mod, entry, rel, kernel, out):
             narrows = True
         elif isinstance(call.func, ast.Attribute) and call.func.attr in ("to", "astype", "type"):
             narrows = True
-    if widened and not narrows:
+    if widened and not narrows and output_floats(folder):  # integer outputs (indices) have nothing to narrow
         target, line = widened[0]
         out.append(GoldenFinding(rel, line, "GD110", "error",
                                  f"{entry.key}: the third-party leg widens to {target} and never narrows back at exit; {where}",
@@ -398,7 +398,7 @@ def judge_golden(golden: Path, rel: str | None = None, tree: ast.Module | None =
             if entry.role == "golden":
                 _judge_golden(mod, entry, rel, kernel, out, folder)
             elif entry.mode == "three_party":
-                _judge_leg(mod, entry, rel, kernel, out)
+                _judge_leg(mod, entry, rel, kernel, out, folder)
     except RecursionError:
         return [], f"{rel}:1: the golden nests expressions too deeply to judge"
     unique = {(f.line, f.code): f for f in out}
