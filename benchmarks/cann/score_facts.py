@@ -24,11 +24,31 @@ def _norm(value):
     return sorted(value) if isinstance(value, list) else value
 
 
+def _load_labels(path: Path) -> dict | None:
+    """The labels file, or None after one `path:line` line on stderr (bad YAML, missing file)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        print(f"{path}:1: cannot read the labels ({exc.strerror})", file=sys.stderr)
+        return None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        print(f"{path}:{mark.line + 1 if mark else 1}: labels are not valid YAML: {getattr(exc, 'problem', exc)}", file=sys.stderr)
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("operators"), dict):
+        print(f"{path}:1: labels have no `operators:` mapping", file=sys.stderr)
+        return None
+    return data
+
+
 def main(argv: list[str]) -> int:
     args = _parse(argv)
     root = Path(args.repo)
     labels_path = Path(args.labels or args.positional_labels or Path(__file__).with_name("labels-ops-math.yaml"))
-    labels = yaml.safe_load(labels_path.read_text(encoding="utf-8"))["operators"]
+    data = _load_labels(labels_path)
+    if data is None:
+        return 2
+    labels = data["operators"]
     if args.batch:
         labels = {op: want for op, want in labels.items() if want.get("batch", 1) == args.batch}
     right_ops, per_fact = 0, dict.fromkeys(FACTS, 0)
