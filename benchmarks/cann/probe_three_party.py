@@ -58,7 +58,13 @@ def main(argv: list[str]) -> int:
     if Path.cwd().resolve() in out.resolve().parents or out.resolve() == Path.cwd().resolve():
         print(f"{out}:1: write the probe copy outside this repository", file=sys.stderr)
         return 2
-    for op in yaml.safe_load(Path(args.labels).read_text(encoding="utf-8"))["operators"]:
+    try:
+        operators = yaml.safe_load(Path(args.labels).read_text(encoding="utf-8"))["operators"]
+    except (OSError, yaml.YAMLError, TypeError, KeyError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        print(f"{args.labels}:{mark.line + 1 if mark else 1}: labels not readable ({type(exc).__name__})", file=sys.stderr)
+        return 2
+    for op in operators:
         target = out / op
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(repo / op, target, symlinks=True)
