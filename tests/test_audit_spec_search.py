@@ -24,7 +24,7 @@ def _files(folder: Path, names: list[str]) -> list[str]:
 def test_a_folder_without_spec_is_searched_once_per_run(tmp_path, monkeypatch):
     files = _files(tmp_path / "code", ["test_softmax.py", "softmax_golden.py", "softmax_wrapper.py"])
     asked = []
-    monkeypatch.setattr(family_context, "holds_no_spec", lambda folder: asked.append(folder) or holds_no_spec(folder))
+    monkeypatch.setattr(family_context, "holds_no_spec", lambda folder, *clear: asked.append(folder) or holds_no_spec(folder, *clear))
     with one_run():
         assert [find_spec(f) for f in files] == [None, None, None]
     assert len(asked) == 1
@@ -51,3 +51,16 @@ def test_a_folder_with_a_spec_or_a_selection_above_is_not_empty(tmp_path):
     _files(tmp_path / "b" / "code", ["x.py"])
     (tmp_path / "b" / "KB_SELECTION.json").write_text('{"op": "softmax"}')
     assert not holds_no_spec(tmp_path / "b" / "code")
+
+
+def test_folders_found_clear_are_not_looked_at_again_and_answer_the_same(tmp_path):
+    _files(tmp_path / "a" / "code", ["x.py"])
+    _files(tmp_path / "b" / "code", ["x.py"])
+    clear = set()
+    assert holds_no_spec(tmp_path / "a" / "code", clear)
+    assert str(tmp_path) in clear and str(tmp_path / "a") in clear
+    (tmp_path / "b" / "KB_SELECTION.json").write_text('{"op": "softmax"}')
+    assert not holds_no_spec(tmp_path / "b" / "code", clear)  # b itself was never found clear
+    (tmp_path / "KB_SELECTION.json").write_text('{"op": "softmax"}')
+    assert holds_no_spec(tmp_path / "a" / "code", clear)  # within one run, what was found clear stays so
+    assert not holds_no_spec(tmp_path / "a" / "code")

@@ -86,6 +86,7 @@ def _load(path: Path) -> OpSpec | None:
 
 
 _EMPTY: dict[str, bool] | None = None  # in one run: folder as given -> no file in it can have a spec
+_CLEAR: set[str] = set()  # in one run: resolved folders holding no selection and no ops/*.yaml
 
 
 @contextmanager
@@ -94,10 +95,12 @@ def one_run():
     above it either: ``discovery.holds_no_spec``) is not searched again for each file."""
     global _EMPTY
     _EMPTY = {}
+    _CLEAR.clear()
     try:
         yield
     finally:
         _EMPTY = None
+        _CLEAR.clear()
 
 
 def _in_empty_folder(path: str) -> bool:
@@ -106,7 +109,7 @@ def _in_empty_folder(path: str) -> bool:
     folder = os.path.dirname(path)
     if folder not in _EMPTY:
         try:
-            _EMPTY[folder] = holds_no_spec(Path(folder or ".").resolve())
+            _EMPTY[folder] = holds_no_spec(Path(folder or ".").resolve(), _CLEAR)
         except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
             _EMPTY[folder] = False
     return _EMPTY[folder]

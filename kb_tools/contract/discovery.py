@@ -75,15 +75,22 @@ def discover(path: Path | str, flag: str = "--spec ops/<op>.yaml") -> Found:
                 f"{MAX_LEVELS - 1} above it{cann}", flag)
 
 
-def holds_no_spec(folder: Path) -> bool:
+def holds_no_spec(folder: Path, clear: set[str] | None = None) -> bool:
     """True when ``discover`` finds nothing for any file in ``folder`` (resolved): no selection
     and no ``ops/*.yaml`` in it or the folders above it, and it is no CANN operator folder. It
     depends on the folder alone, so a run over many files can ask it once per folder. False
-    whenever something is there or cannot be read (the full search then says what)."""
+    whenever something is there or cannot be read (the full search then says what).
+    ``clear``: folders a run found holding neither (added to here), so that siblings do not
+    look again at the folders above them."""
     try:
         for current in _upwards(folder):
+            key = str(current)
+            if clear is not None and key in clear:
+                continue
             if (current / SELECTION).is_file() or any(_specs_in(current / "ops", "")):
                 return False
+            if clear is not None:
+                clear.add(key)
     except (OSError, KbError):
         return False
     return _from_cann(folder) is None
