@@ -4,16 +4,18 @@ TTK calls a TestSpec class's ``golden`` and ``third_party`` (named in ``__spec__
 ``__golden__`` function only for a key no TestSpec class registers (hicann/ops-test-kit
 ``ttk/test_spec/loader.py``). A case is three-party when some criterion is ``cross_check``
 (seed 000 §2), and then Promote hands the golden float32/float64 tensors, so a branch taken
-only for float16/bfloat16 tensors is dead there and its casts are not findings.
+only for float16/bfloat16 tensors is dead there and its casts are not findings. A two-party
+golden is handed tensors in the dtypes the OpDef registers, so there a branch that needs a dtype
+no tensor registers is dead too; a parameter named as an OpDef input carries that input's dtypes.
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterator
 
-from kb_tools.cann.golden_casts import LOW, float_dtype
+from kb_tools.cann.golden_casts import LOW, WIDTH, float_dtype
 from kb_tools.syntax import child_nodes, walk_nodes
 
 PROMOTED = frozenset({"float32", "float64"})
@@ -25,6 +27,8 @@ class Context:
 
     promoted: bool
     numpy_inputs: bool
+    floats: frozenset[str] | None = None  # two-party: the floats the OpDef registers; None: unknown
+    inputs: tuple[tuple[str, frozenset[str]], ...] = ()  # two-party: (input name, its dtypes)
 
 
 @dataclass
@@ -226,13 +230,14 @@ def _dtype_set(mod: GoldenModule, node: ast.AST) -> set[str | None]:
     return {float_dtype(node, mod.consts)} if node is not None else {None}
 
 
-def evaluate(mod: GoldenModule, test: ast.AST, ctx: Context) -> bool | None:
-    """True/False when the context decides ``test`` (Promote, numpy inputs); None otherwise."""
+def evaluate(mod: GoldenModule, test: ast.AST, ctx: Context, scope: dict[str, ast.AST] | None = None) -> bool | None:
+    """True/False when the context decides ``test`` (Promote, numpy inputs, registered dtypes);
+    None otherwise. ``scope`` is the enclosing function's (names followed to their values)."""
     if isinstance(test, ast.BoolOp):
-        values = [evaluate(mod, v, ctx) for v in test.values]
+        values = [evaluate(mod, v, ctx, scope) for v in test.values]
         return _three(values, any if isinstance(test.op, ast.Or) else all)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        value = evaluate(mod, test.operand, ctx)
+        value = evaluate(mod, test.operand, ctx, scope)
         return None if value is None else not value
     if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and ctx.numpy_inputs and len(test.args) == 2:
         kind = test.args[1]
@@ -241,8 +246,10 @@ def evaluate(mod: GoldenModule, test: ast.AST, ctx: Context) -> bool | None:
         if test.func.id == "hasattr" and isinstance(kind, ast.Constant) and kind.value == "astype":
             return True
         return None
-    if not (ctx.promoted and isinstance(test, ast.Compare) and len(test.ops) == 1):
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return None
+    if not ctx.promoted:
+        return _registered(mod, test, ctx, scope or mod.consts) if ctx.floats is not None else None
     op, left, right = test.ops[0], test.left, test.comparators[0]
     if isinstance(op, (ast.In, ast.NotIn)):
         if isinstance(left, ast.Constant) and isinstance(left.value, str):
@@ -264,6 +271,77 @@ def evaluate(mod: GoldenModule, test: ast.AST, ctx: Context) -> bool | None:
     return None
 
 
+def _values(mod: GoldenModule, node: ast.AST | None, ctx: Context, scope: dict[str, ast.AST],
+            depth: int = 0) -> frozenset[str] | None:
+    """The dtype names ``node`` can hold in a two-party case, or None when they are not known:
+    a named float dtype, ``p.dtype`` (or ``str`` of it) of a parameter named as an OpDef input,
+    and local names and conditionals built of those."""
+    if node is None or depth > 8:
+        return None
+    if isinstance(node, ast.Name) and node.id in scope:
+        return _values(mod, scope[node.id], ctx, scope, depth + 1)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str" and len(node.args) == 1:
+        return _values(mod, node.args[0], ctx, scope, depth + 1)
+    if isinstance(node, ast.Attribute) and node.attr == "dtype" and isinstance(node.value, ast.Name):
+        return dict(ctx.inputs).get(node.value.id)
+    if isinstance(node, ast.IfExp):
+        taken = evaluate(mod, node.test, ctx, scope)
+        sides = [_values(mod, side, ctx, scope, depth + 1) for side, live in
+                 ((node.body, taken is not False), (node.orelse, taken is not True)) if live]
+        return None if None in sides else frozenset().union(*sides)
+    name = float_dtype(node, scope)
+    return frozenset({name}) if name else None
+
+
+def _reads_dtype(node: ast.AST) -> bool:
+    """Whether an expression reads a dtype (``x.dtype``, ``output_dtypes[0]``, ``dtype``): only
+    such a value is one of the dtypes the golden is handed."""
+    return any((isinstance(n, ast.Attribute) and n.attr == "dtype") or (isinstance(n, ast.Name) and "dtype" in n.id)
+               for n in walk_nodes(node))
+
+
+def _registered(mod: GoldenModule, test: ast.Compare, ctx: Context, scope: dict[str, ast.AST]) -> bool | None:
+    """Decide ``==``/``!=``/``in`` on dtypes in a two-party case: two known sets decide it
+    when they are equal singletons or disjoint, and a float dtype no tensor registers equals
+    nothing the golden is handed (``"bfloat16" in str(x.dtype)`` tests a substring)."""
+    op, left, right = test.ops[0], test.left, test.comparators[0]
+    if isinstance(op, (ast.In, ast.NotIn)):
+        if isinstance(left, ast.Constant) and isinstance(left.value, str):
+            held = _values(mod, right, ctx, scope)
+            pool = held if held is not None else ctx.floats
+            if held is None and not (float_dtype(left, scope) and _reads_dtype(right)):
+                return None
+            hits = {left.value in name for name in pool}
+            inside = hits.pop() if len(hits) == 1 else (False if not hits else None)
+        else:
+            held, listed = _values(mod, left, ctx, scope), _dtype_set(mod, right)
+            if None in listed:
+                return None
+            if held is not None and held <= listed:
+                inside = True
+            elif (held is not None or _reads_dtype(left)) and not (listed & (held if held is not None else ctx.floats)):
+                inside = False
+            else:
+                return None
+        return None if inside is None else inside == isinstance(op, ast.In)
+    if not isinstance(op, (ast.Eq, ast.NotEq)):
+        return None
+    sides = [_values(mod, side, ctx, scope) for side in (left, right)]
+    if None in sides:
+        known = next((s for s in sides if s is not None and len(s) == 1), None)
+        unknown = left if sides[0] is None else right
+        if known is None or known & ctx.floats or not known <= set(WIDTH) or not _reads_dtype(unknown):
+            return None
+        equal = False  # a float dtype no tensor registers
+    elif len(sides[0]) == 1 and sides[0] == sides[1]:
+        equal = True
+    elif not sides[0] & sides[1]:
+        equal = False
+    else:
+        return None
+    return equal == isinstance(op, ast.Eq)
+
+
 def _terminates(block: list[ast.stmt]) -> bool:
     return bool(block) and isinstance(block[-1], (ast.Return, ast.Raise))
 
@@ -274,6 +352,28 @@ class Reach:
     def __init__(self, mod: GoldenModule, ctx: Context):
         self.mod, self.ctx = mod, ctx
         self.seen: set[tuple[int, bool]] = set()
+        self._scope: dict[str, ast.AST] = mod.consts
+        self._ctx = ctx
+        self._local: dict[int, tuple[Context, dict[str, ast.AST]]] = {}
+
+    def local(self, func: ast.FunctionDef) -> tuple[Context, dict[str, ast.AST]]:
+        """The context inside ``func`` (a parameter it reassigns no longer carries its input's
+        dtypes) and ``mod.scope(func)`` with each conditional value whose test that context
+        decides replaced by the branch it takes (``calc = np.float32 if dtype == np.float16
+        else dtype`` is ``dtype`` where no float16 is registered)."""
+        found = self._local.get(id(func))
+        if found is None:
+            base = self.mod.scope(func)
+            ctx, scope = self.ctx, dict(base)
+            if not ctx.promoted and ctx.floats is not None:
+                assigned = {n.id for n in walk_nodes(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                ctx = replace(ctx, inputs=tuple(i for i in ctx.inputs if i[0] not in assigned))
+                for name, value in base.items():
+                    while isinstance(value, ast.IfExp) and (taken := evaluate(self.mod, value.test, ctx, base)) is not None:
+                        value = value.body if taken else value.orelse
+                    scope[name] = value
+            found = self._local[id(func)] = (ctx, scope)
+        return found
 
     def calls(self, functions: list[ast.FunctionDef]) -> Iterator[tuple[ast.Call, ast.FunctionDef, bool]]:
         """(call, enclosing function, whether it is the entry's exit) for each live call.
@@ -289,6 +389,7 @@ class Reach:
                 continue
             self.seen.add((id(func), at_exit))
             returned = self.mod.returned(func)
+            self._ctx, self._scope = self.local(func)
             for call, in_return in self._block(func.body, returned, False):
                 yield call, func, in_return and at_exit
                 callee = self.mod.callee(call, func)
@@ -300,7 +401,7 @@ class Reach:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
             if isinstance(stmt, ast.If):
-                value = evaluate(self.mod, stmt.test, self.ctx)
+                value = evaluate(self.mod, stmt.test, self._ctx, self._scope)
                 if value is None:
                     yield from self._expr(stmt.test, False)
                     yield from self._block(stmt.body, returned, in_return)
@@ -328,7 +429,7 @@ class Reach:
 
     def _expr(self, node, exits):
         if isinstance(node, ast.IfExp):
-            value = evaluate(self.mod, node.test, self.ctx)
+            value = evaluate(self.mod, node.test, self._ctx, self._scope)
             if value is None:
                 yield from self._expr(node.test, False)
             if value in (None, True):

@@ -16,6 +16,9 @@ from kb_tools.syntax import walk_nodes
 
 MAX_BYTES = 4 * 1024 * 1024
 _FRAMEWORKS = {"torch": "torch", "numpy": "numpy", "tensorflow": "tf"}
+# a name imported under one of these from another module is that framework re-exported
+# (``from deepmd.tf.env import tf``): packages hand the framework on under its usual name
+_REEXPORTED = {"torch": "torch", "numpy": "numpy", "np": "numpy", "tensorflow": "tf", "tf": "tf"}
 
 
 @dataclass
@@ -49,7 +52,8 @@ def _root(node: ast.AST) -> str:
 def _framework(tree: ast.Module) -> tuple[str, int]:
     """torch, numpy, tf or mixed: the frameworks whose functions the golden calls (a module
     imported only for a dtype, ``tensorflow.bfloat16``, computes nothing); numpy beside one
-    framework only moves data in and out."""
+    framework only moves data in and out. A framework is bound by importing it, or by importing
+    a name spelled as a framework (``tf``, ``np``, ``torch``) from a module that re-exports it."""
     alias: dict[str, str] = {}
     imported: dict[str, int] = {}
     calls: list[ast.Call] = []
@@ -64,9 +68,11 @@ def _framework(tree: ast.Module) -> tuple[str, int]:
                     imported.setdefault(fw, node.lineno)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             fw = _FRAMEWORKS.get(node.module.split(".")[0])
-            if fw:
-                alias.update({a.asname or a.name: fw for a in node.names})
-                imported.setdefault(fw, node.lineno)
+            bound = {a.asname or a.name: fw or _REEXPORTED.get(a.name) for a in node.names}
+            for name, found in bound.items():
+                if found:
+                    alias[name] = found
+                    imported.setdefault(found, node.lineno)
     called: dict[str, int] = {}
     for node in calls:
         if (fw := alias.get(_root(node.func))):
