@@ -28,6 +28,7 @@ from kb_tools.audit.host_ops import HostOperations
 from kb_tools.audit.kind_flow import KindFlow, declared_kind, injected_allocators
 from kb_tools.audit.kinds import (
     K,
+    O,
     P,
     S,
     T,
@@ -391,7 +392,9 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         return self.env.get(e.id, K if e.id in self.module.launchers else U)
 
     def e_Attribute(self, e):
-        if torch_name(qualname(e, self.aliases)) is not None:
+        if (name := torch_name(qualname(e, self.aliases))) is not None:
+            if name.rsplit(".", 1)[-1] in tb.TORCH_OBJECT_ATTRS:
+                return O  # torch.cuda.default_generators: generators, read with no call
             return P  # torch.float16, torch.Tensor, torch.contiguous_format: constants
         base = flat(self.expr(e.value))
         if e.attr in tb.META_ATTRS:
@@ -415,6 +418,8 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         if base == T:
             self.emit((e.lineno, e.col_offset), *wb103.subscript())
             return T
+        if base == O:
+            return O  # one of torch's generators: torch.cuda.default_generators[i]
         if base in (P, U) and isinstance(e.value, ast.Name) and e.value.id in self.frame.elements \
                 and positional(e.slice):
             return T  # one element of a list of tensors (picking it is Python work)
@@ -543,6 +548,9 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             if any(is_tensor(k) for k in self.args(e)):
                 self.emit((e.lineno, e.col_offset), *wb112.reinterpret_call(q))
                 return T
+            return U
+        if q is not None and q.split(".")[0] == "triton" and q.endswith(tb.TRITON_METADATA_CALLS):
+            self.args(e)  # TensorDescriptor.from_tensor(t, block): t's pointer, shape and strides
             return U
         if q is not None and q.split(".")[0] in tb.PYTHON_VALUE_MODULES:
             if any(is_tensor(k) for k in self.args(e)):  # triton.cdiv(lens, b) of a tensor is tensor arithmetic

@@ -11,7 +11,7 @@ import ast
 from kb_tools.audit import tables as tb
 from kb_tools.audit.evidence import torch_name
 from kb_tools.audit.findings import RawFinding, method_pos
-from kb_tools.audit.kinds import C, K, P, S, T, U, flat
+from kb_tools.audit.kinds import C, K, O, P, S, T, U, flat
 from kb_tools.audit.names import qualname
 from kb_tools.audit.rules import (
     wb101_host_cast as wb101,
@@ -126,6 +126,8 @@ class HostOperations:
             return P
         claimed = next((r for r in (rule.torch_function(name, short) for rule in TORCH_RULES) if r is not None), None)
         self.emit(pos, *_as_written(claimed or wb113.torch_function(name, short), self.spelled(e)))
+        if short in tb.TORCH_OBJECT_MAKERS:
+            return O
         if short in tb.TORCH_METADATA_FUNCS:
             return P
         return T if T in kinds or name in tb.TORCH_ALLOC else U
@@ -164,6 +166,10 @@ class HostOperations:
         if pairing and len(self.findings) > before and wb102.is_layout_change(self.findings[-1]):
             self.args(e)  # x.movedim(...).contiguous() is one transpose-and-copy, reported once
             return T
+        if receiver == O:  # gen.get_state() of a torch generator runs torch on the host
+            self.args(e)
+            self.emit(method_pos(func), *wb113.torch_object_method(attr))
+            return tb.TORCH_OBJECT_METHOD_KINDS.get(attr, U)
         if receiver in (P, S, K, C):
             self.args(e)  # a container's .get / .pop gives back an element: of unknown kind
             return P if receiver in (P, S) else U

@@ -3,15 +3,16 @@
 ``T`` a tensor, ``P`` a Python value (metadata, integers, dtypes, devices, shapes), ``S`` a
 string, ``K`` a kernel, ``C`` a Python container of values of unknown kinds (a ``dict`` of a
 launch's arguments: its own methods and item stores are Python work, an element read from it
-is ``U``, so what the code does with the element decides), ``U`` unknown (never flagged on its
-own). A tuple of kinds is a tuple value whose elements are known one by one (a helper's ``return a.dtype, b``), so
+is ``U``, so what the code does with the element decides), ``O`` an object torch hands back that
+is not a tensor (a generator, a stream, an event: its methods run torch on the host), ``U`` unknown
+(never flagged on its own). A tuple of kinds is a tuple value whose elements are known one by one (a helper's ``return a.dtype, b``), so
 unpacking it gives each name its own kind. A tensor on any path is a tensor.
 """
 
 from __future__ import annotations
 
-T, P, S, U, K, C = "T", "P", "S", "U", "K", "C"
-_PLAIN = frozenset((T, P, S, U, K, C))  # kinds that join with themselves to themselves
+T, P, S, U, K, C, O = "T", "P", "S", "U", "K", "C", "O"
+_PLAIN = frozenset((T, P, S, U, K, C, O))  # kinds that join with themselves to themselves
 
 # Names that hold a dtype, a device or a shape, never a tensor.
 METADATA_SUFFIXES = ("dtype", "device", "shape")
@@ -35,6 +36,8 @@ def join(*kinds):
         return K
     if all(k == C for k in flats):
         return C
+    if all(k == O for k in flats):
+        return O
     if all(k == S for k in flats):
         return S
     return P if all(k in (P, S) for k in flats) else U

@@ -104,6 +104,29 @@ TORCH_METADATA_FUNCS = frozenset({"is_floating_point", "is_complex", "is_tensor"
                                   "get_default_dtype", "promote_types", "result_type", "can_cast", "finfo", "iinfo",
                                   "is_grad_enabled", "current_device", "device_count", "is_available", "device",
                                   "get_device_properties", "get_device_name", "current_stream", "Size"})
+# Torch objects that are not tensors, by the last part of their torch name, whatever the device
+# namespace (torch.cuda, torch.npu, torch.xpu share the API): the classes and functions torch
+# documents as returning a Generator, Stream, Event or graph (``torch.Generator(...)``,
+# ``torch.cuda.current_stream()``), and the module attributes holding generators
+# (``torch.cuda.default_generators[i]``, read with no call). ``torch.manual_seed`` is left out:
+# it returns a Generator, but ``torch.cuda.manual_seed`` of the same last name returns None.
+TORCH_OBJECT_MAKERS = frozenset({"Generator", "Stream", "ExternalStream", "Event", "current_stream",
+                                 "default_stream", "CUDAGraph", "NPUGraph", "XPUGraph"})
+TORCH_OBJECT_ATTRS = frozenset({"default_generator", "default_generators"})
+# What a method of such an object hands back, by torch's documented return type: a tensor
+# (``Generator.get_state()``, a ByteTensor), another torch object, or a Python value (an int
+# seed, a bool, a float of milliseconds). A method not listed (``Event.ipc_handle``, a graph's
+# ``pool()``) has an unknown result.
+TORCH_OBJECT_METHOD_KINDS = {
+    "get_state": "T",
+    "set_state": "O", "manual_seed": "O", "clone_state": "O", "graphsafe_get_state": "O", "record_event": "O",
+    "seed": "P", "initial_seed": "P", "query": "P", "elapsed_time": "P",
+}
+# Triton's host-side tensor descriptor: built from a tensor's pointer, shape and strides
+# (metadata, like ``triton.cdiv`` of sizes), never from its data; matched on the qualified
+# name's ending under ``triton`` (``triton.tools.tensor_descriptor``, Gluon's per-architecture copies).
+TRITON_METADATA_CALLS = ("TensorDescriptor", "TensorDescriptor.from_tensor")
+
 # Torch decorators that register a function and hand it back unchanged: nothing runs per call.
 # ``torch.library.impl`` (``impl(lib, name, key)``, its older form, and ``impl("ns::op", types)``),
 # the older ``define(lib, schema)`` and ``register_torch_dispatch`` register the function itself
