@@ -192,20 +192,20 @@ def output_floats(folder: Path) -> set[str]:
     return {d for path in defs for t in read_opdef(path, str(path)).outputs() for d in t.dtypes if d in WIDTH}
 
 
-def handed_dtypes(folder: Path) -> tuple[frozenset[str] | None, tuple[tuple[str, frozenset[str]], ...]]:
+def handed_dtypes(folder: Path) -> tuple[frozenset[str] | None, dict[str, frozenset[str]]]:
     """What a two-party golden can be handed: the floats the OpDef registers for any tensor (None
     when an OpDef is missing or a tensor's dtypes are unresolved), and each input's dtypes."""
     host = folder / "op_host"
     defs = sorted(p for p in host.glob("*_def.cpp") if p.is_file()) if host.is_dir() else []
     tensors = [t for path in defs for t in read_opdef(path, str(path)).tensors]
     if not tensors or any(t.unresolved for t in tensors):
-        return None, ()
+        return None, {}
     inputs: dict[str, set[str]] = {}
     for t in tensors:
         if t.kind == "input" and t.dtypes:
             inputs.setdefault(t.name, set()).update(t.dtypes)
     floats = frozenset(d for t in tensors for d in t.dtypes if d in WIDTH)
-    return floats, tuple((name, frozenset(d)) for name, d in sorted(inputs.items()))
+    return floats, {name: frozenset(d) for name, d in inputs.items()}
 
 
 def _criterion(entry: Entry, rel: str) -> str:
@@ -223,8 +223,8 @@ def _criterion(entry: Entry, rel: str) -> str:
 
 def _judge_golden(mod, entry, rel, kernel, out, folder):
     promoted = entry.mode == "three_party"
-    floats, inputs = handed_dtypes(folder) if entry.mode == "two_party" else (None, ())
-    ctx = Context(promoted=promoted, numpy_inputs=entry.numpy_inputs, floats=floats, inputs=inputs)
+    handed = functools.cache(lambda: handed_dtypes(folder)) if entry.mode == "two_party" else None
+    ctx = Context(promoted=promoted, numpy_inputs=entry.numpy_inputs, handed=handed)
     where = _criterion(entry, rel)
     widens = False
     reached: dict[int, ast.FunctionDef] = {}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field, replace
-from typing import Iterator
+from typing import Callable, Iterator
 
 from kb_tools.cann.golden_casts import LOW, WIDTH, float_dtype
 from kb_tools.syntax import child_nodes, walk_nodes
@@ -23,12 +23,24 @@ PROMOTED = frozenset({"float32", "float64"})
 
 @dataclass(frozen=True)
 class Context:
-    """How the golden is called: promoted (three-party) and whether inputs are numpy arrays."""
+    """How the golden is called: promoted (three-party), whether inputs are numpy arrays, and in
+    a two-party case the dtypes the OpDef lets it be handed (read only when a test needs them)."""
 
     promoted: bool
     numpy_inputs: bool
-    floats: frozenset[str] | None = None  # two-party: the floats the OpDef registers; None: unknown
-    inputs: tuple[tuple[str, frozenset[str]], ...] = ()  # two-party: (input name, its dtypes)
+    # two-party: reads (the floats the OpDef registers or None, {input name: its dtypes}) on demand
+    handed: Callable[[], tuple[frozenset[str] | None, dict[str, frozenset[str]]]] | None = None
+    func: ast.FunctionDef | None = None  # the function a test sits in
+
+    def floats(self) -> frozenset[str] | None:
+        """The floats any handed tensor can be (two-party), or None where that is not known."""
+        return self.handed()[0] if self.handed and not self.promoted else None
+
+    def input_dtypes(self, mod: "GoldenModule", name: str) -> frozenset[str] | None:
+        """The dtypes parameter ``name`` carries: its OpDef input's, unless the function reassigns it."""
+        if self.func is None or self.floats() is None or name in mod.stored(self.func):
+            return None
+        return self.handed()[1].get(name)
 
 
 @dataclass
@@ -55,6 +67,7 @@ class GoldenModule:
         self.funcs: dict[str, ast.FunctionDef] = {}
         self.classes: dict[str, ast.ClassDef] = {}
         self._returned: dict[int, set[str]] = {}
+        self._stored: dict[int, frozenset[str]] = {}
         self._scopes: dict[int, dict[str, ast.AST]] = {}
         self.owner: dict[int, ast.ClassDef] = {}  # a method's class, by the method's id
         for node in tree.body:
@@ -96,6 +109,14 @@ class GoldenModule:
             found = self._scopes[id(func)] = {**{k: v for k, v in self.consts.items() if k not in counts and k not in args},
                                               **local}
         return found
+
+    def stored(self, func: ast.FunctionDef) -> frozenset[str]:
+        """Every name ``func`` assigns anywhere (tuple targets, loops, comprehensions included)."""
+        names = self._stored.get(id(func))
+        if names is None:
+            names = self._stored[id(func)] = frozenset(
+                n.id for n in walk_nodes(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        return names
 
     def returned(self, func: ast.FunctionDef) -> set[str]:
         """The names ``func`` returns, computed once per function."""
@@ -249,7 +270,10 @@ def evaluate(mod: GoldenModule, test: ast.AST, ctx: Context, scope: dict[str, as
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return None
     if not ctx.promoted:
-        return _registered(mod, test, ctx, scope or mod.consts) if ctx.floats is not None else None
+        scope = scope or mod.consts
+        # the OpDef is read only for a test that names a float dtype
+        named = any(float_dtype(side, scope) or _dtype_set(mod, side) - {None} for side in (test.left, test.comparators[0]))
+        return _registered(mod, test, ctx, scope) if named and ctx.floats() is not None else None
     op, left, right = test.ops[0], test.left, test.comparators[0]
     if isinstance(op, (ast.In, ast.NotIn)):
         if isinstance(left, ast.Constant) and isinstance(left.value, str):
@@ -283,7 +307,7 @@ def _values(mod: GoldenModule, node: ast.AST | None, ctx: Context, scope: dict[s
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str" and len(node.args) == 1:
         return _values(mod, node.args[0], ctx, scope, depth + 1)
     if isinstance(node, ast.Attribute) and node.attr == "dtype" and isinstance(node.value, ast.Name):
-        return dict(ctx.inputs).get(node.value.id)
+        return ctx.input_dtypes(mod, node.value.id)
     if isinstance(node, ast.IfExp):
         taken = evaluate(mod, node.test, ctx, scope)
         sides = [_values(mod, side, ctx, scope, depth + 1) for side, live in
@@ -308,7 +332,7 @@ def _registered(mod: GoldenModule, test: ast.Compare, ctx: Context, scope: dict[
     if isinstance(op, (ast.In, ast.NotIn)):
         if isinstance(left, ast.Constant) and isinstance(left.value, str):
             held = _values(mod, right, ctx, scope)
-            pool = held if held is not None else ctx.floats
+            pool = held if held is not None else ctx.floats()
             if held is None and not (float_dtype(left, scope) and _reads_dtype(right)):
                 return None
             hits = {left.value in name for name in pool}
@@ -319,7 +343,7 @@ def _registered(mod: GoldenModule, test: ast.Compare, ctx: Context, scope: dict[
                 return None
             if held is not None and held <= listed:
                 inside = True
-            elif (held is not None or _reads_dtype(left)) and not (listed & (held if held is not None else ctx.floats)):
+            elif (held is not None or _reads_dtype(left)) and not (listed & (held if held is not None else ctx.floats())):
                 inside = False
             else:
                 return None
@@ -330,7 +354,7 @@ def _registered(mod: GoldenModule, test: ast.Compare, ctx: Context, scope: dict[
     if None in sides:
         known = next((s for s in sides if s is not None and len(s) == 1), None)
         unknown = left if sides[0] is None else right
-        if known is None or known & ctx.floats or not known <= set(WIDTH) or not _reads_dtype(unknown):
+        if known is None or known & ctx.floats() or not known <= set(WIDTH) or not _reads_dtype(unknown):
             return None
         equal = False  # a float dtype no tensor registers
     elif len(sides[0]) == 1 and sides[0] == sides[1]:
@@ -364,10 +388,9 @@ class Reach:
         found = self._local.get(id(func))
         if found is None:
             base = self.mod.scope(func)
-            ctx, scope = self.ctx, dict(base)
-            if not ctx.promoted and ctx.floats is not None:
-                assigned = {n.id for n in walk_nodes(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-                ctx = replace(ctx, inputs=tuple(i for i in ctx.inputs if i[0] not in assigned))
+            ctx, scope = self.ctx, base
+            if ctx.handed is not None and not ctx.promoted:
+                ctx, scope = replace(ctx, func=func), dict(base)
                 for name, value in base.items():
                     while isinstance(value, ast.IfExp) and (taken := evaluate(self.mod, value.test, ctx, base)) is not None:
                         value = value.body if taken else value.orelse
