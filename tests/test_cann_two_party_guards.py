@@ -49,3 +49,13 @@ def test_an_unresolved_opdef_decides_nothing(tmp_path):
 def test_a_framework_re_exported_under_its_name_is_that_framework():
     facts = read_testspec(ROOT / "pair_force" / GOLDEN, "golden.py", "pair_force")
     assert (facts.framework, facts.framework_line) == ("tf", 11)
+
+
+def test_a_substring_test_on_an_unknown_tensor_is_not_taken_as_true(tmp_path):
+    """``"float" in str(x.dtype)`` where x is reassigned (so its dtype is not the input's) may
+    be false for an integer: the branch stays open, and its widening is still judged."""
+    folder = tmp_path / "soft_floor"
+    shutil.copytree(ROOT / "soft_floor", folder)
+    golden = folder / GOLDEN
+    golden.write_text(golden.read_text().replace('"bfloat16" in str(x.dtype)', '"float" not in str(x.dtype)'))
+    assert _gd108(folder) == [11, 12]

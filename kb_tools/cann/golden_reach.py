@@ -336,7 +336,10 @@ def _registered(mod: GoldenModule, test: ast.Compare, ctx: Context, scope: dict[
             if held is None and not (float_dtype(left, scope) and _reads_dtype(right)):
                 return None
             hits = {left.value in name for name in pool}
-            inside = hits.pop() if len(hits) == 1 else (False if not hits else None)
+            if True in hits:  # only where the tested value's own dtypes are known can it be inside
+                inside = True if held is not None and hits == {True} else None
+            else:
+                inside = False
         else:
             held, listed = _values(mod, left, ctx, scope), _dtype_set(mod, right)
             if None in listed:
