@@ -114,3 +114,29 @@ def test_other_triton_host_calls_of_a_tensor_stay_findings():
             return x
         """)
     assert found == [(4, "WB107"), (5, "WB112")]
+
+
+def test_a_generator_the_caller_may_pass_else_the_default_is_a_torch_object():
+    # FlagGems' philox helper: the caller's generator or the device's default one
+    found = codes("""\
+        def op(x, generator=None):
+            if generator is None:
+                generator = torch.cuda.default_generators[0]
+            state = generator.get_state()
+            k[(1,)](x, x, int(state[0]), 0)
+            return x
+        """)
+    assert found == [(4, "WB113"), (5, "WB103"), (5, "WB106")]
+
+
+def test_default_generators_of_a_device_module_made_at_run_time_are_torch_objects():
+    # `torch_device_fn` is generated code (`torch.<device>`) that no import names
+    found = codes("""\
+        from runtime import torch_device_fn
+        def op(x):
+            gen = torch_device_fn.default_generators[x.device.index]
+            gen.set_state(gen.get_state())
+            k[(1,)](x, x, 1, 0)
+            return x
+        """)
+    assert found == [(4, "WB113"), (4, "WB113")]

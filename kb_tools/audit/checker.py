@@ -396,6 +396,8 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             if name.rsplit(".", 1)[-1] in tb.TORCH_OBJECT_ATTRS:
                 return O  # torch.cuda.default_generators: generators, read with no call
             return P  # torch.float16, torch.Tensor, torch.contiguous_format: constants
+        if e.attr in tb.TORCH_OBJECT_ATTRS and isinstance(e.value, ast.Name) and e.value.id not in self.env:
+            return O  # a device module made at run time (FlagGems' torch_device_fn): the name is torch's alone
         base = flat(self.expr(e.value))
         if e.attr in tb.META_ATTRS:
             return P

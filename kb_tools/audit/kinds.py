@@ -36,8 +36,8 @@ def join(*kinds):
         return K
     if all(k == C for k in flats):
         return C
-    if all(k == O for k in flats):
-        return O
+    if O in flats and all(k in (O, U) for k in flats):
+        return O  # a generator the caller may pass, else the default one: a torch object either way
     if all(k == S for k in flats):
         return S
     return P if all(k in (P, S) for k in flats) else U
