@@ -125,7 +125,7 @@ TORCH_OBJECT_METHOD_KINDS = {
 # Triton's host-side tensor descriptor: built from a tensor's pointer, shape and strides
 # (metadata, like ``triton.cdiv`` of sizes), never from its data; matched on the qualified
 # name's ending under ``triton`` (``triton.tools.tensor_descriptor``, Gluon's per-architecture copies).
-TRITON_METADATA_CALLS = ("TensorDescriptor", "TensorDescriptor.from_tensor")
+TRITON_METADATA_CALLS = (".TensorDescriptor", ".TensorDescriptor.from_tensor")
 
 # Torch decorators that register a function and hand it back unchanged: nothing runs per call.
 # ``torch.library.impl`` (``impl(lib, name, key)``, its older form, and ``impl("ns::op", types)``),
