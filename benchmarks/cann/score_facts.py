@@ -13,9 +13,9 @@ import argparse
 import sys
 from pathlib import Path
 
-import yaml
 
 from kb_tools.cann import read_operator
+from labels import load_labels  # benchmarks/cann/labels.py, beside this script
 
 FACTS = ("dtypes", "criteria", "uncovered", "stale", "three_party", "untested", "golden_framework")
 
@@ -24,28 +24,11 @@ def _norm(value):
     return sorted(value) if isinstance(value, list) else value
 
 
-def _load_labels(path: Path) -> dict | None:
-    """The labels file, or None after one `path:line` line on stderr (bad YAML, missing file)."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        print(f"{path}:1: cannot read the labels ({exc.strerror})", file=sys.stderr)
-        return None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        print(f"{path}:{mark.line + 1 if mark else 1}: labels are not valid YAML: {getattr(exc, 'problem', exc)}", file=sys.stderr)
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("operators"), dict):
-        print(f"{path}:1: labels have no `operators:` mapping", file=sys.stderr)
-        return None
-    return data
-
-
 def main(argv: list[str]) -> int:
     args = _parse(argv)
     root = Path(args.repo)
     labels_path = Path(args.labels or args.positional_labels or Path(__file__).with_name("labels-ops-math.yaml"))
-    data = _load_labels(labels_path)
+    data = load_labels(labels_path)
     if data is None:
         return 2
     labels = data["operators"]

@@ -14,28 +14,11 @@ import argparse
 import sys
 from pathlib import Path
 
-import yaml
 
 from kb_tools.cann.golden_flow import GOLDEN, judge_golden
+from labels import load_labels  # benchmarks/cann/labels.py, beside this script
 
 HERE = Path(__file__).resolve().parent
-
-
-def _load_labels(path: Path) -> dict | None:
-    """The labels file, or None after one `path:line` line on stderr (bad YAML, missing file)."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        print(f"{path}:1: cannot read the labels ({exc.strerror})", file=sys.stderr)
-        return None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        print(f"{path}:{mark.line + 1 if mark else 1}: labels are not valid YAML: {getattr(exc, 'problem', exc)}", file=sys.stderr)
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("operators"), dict):
-        print(f"{path}:1: labels have no `operators:` mapping", file=sys.stderr)
-        return None
-    return data
 
 
 def main(argv: list[str]) -> int:
@@ -47,7 +30,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     repo = Path(args.repo)
     labels_file = args.labels or args.positional_labels or HERE / "golden-labels-ops-math.yaml"
-    labels = _load_labels(Path(labels_file))
+    labels = load_labels(Path(labels_file))
     if labels is None:
         return 2
     if args.batch:
