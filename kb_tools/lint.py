@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from kb_tools.audit.codes import RULES
@@ -34,6 +35,12 @@ class LintContext:
     kb: KnowledgeBase
     tasks: list[Task] = field(default_factory=list)
     load_diags: list[Diagnostic] = field(default_factory=list)
+
+    @cached_property
+    def values(self) -> tuple[list | None, list[Diagnostic]]:
+        """kb/values.yaml, read once for the two checks that need it: (its values, the
+        diagnostics of a broken file)."""
+        return _loaded(load_values, self.kb.kb_dir)
 
 
 @dataclass
@@ -333,7 +340,7 @@ def check_facts(ctx):
 
 def check_values(ctx):
     """A number, choice or list several places state is stated as its home page states it."""
-    values, broken = _loaded(load_values, ctx.kb.kb_dir)
+    values, broken = ctx.values
     if broken:
         return 1, broken
     others = [(shown_path(p), p.read_text(encoding="utf-8")) for p in sorted((ctx.root / "notebooks").glob("*.py"))]
@@ -346,7 +353,7 @@ def check_values(ctx):
 def check_repeats(ctx):
     """A significant number two pages state is registered, linked to its home, or declared own.
     With a broken values file it examines nothing: the values check reports the file's errors."""
-    values, broken = _loaded(load_values, ctx.kb.kb_dir)
+    values, broken = ctx.values
     if broken:
         return 0, []
     registered = {key for v in values if v.kind == "number" for key in v.value.keys}
