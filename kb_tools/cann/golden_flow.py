@@ -185,19 +185,21 @@ def _kernel_files(kernel: Path) -> list[Path]:
     return sorted(found)
 
 
-def output_floats(folder: Path) -> set[str]:
-    """Floating dtypes the OpDef registers for an output (read only when a rule needs them)."""
+def opdef_tensors(folder: Path) -> list:
+    """The tensors every OpDef file of the folder registers (read only when a rule needs them)."""
     host = folder / "op_host"
     defs = sorted(p for p in host.glob("*_def.cpp") if p.is_file()) if host.is_dir() else []  # no FIFO
-    return {d for path in defs for t in read_opdef(path, str(path)).outputs() for d in t.dtypes if d in WIDTH}
+    return [t for path in defs for t in read_opdef(path, str(path)).tensors]
 
 
-def handed_dtypes(folder: Path) -> tuple[frozenset[str] | None, dict[str, frozenset[str]]]:
+def output_floats(tensors: list) -> set[str]:
+    """Floating dtypes the OpDef registers for an output."""
+    return {d for t in tensors if t.kind == "output" for d in t.dtypes if d in WIDTH}
+
+
+def handed_dtypes(tensors: list) -> tuple[frozenset[str] | None, dict[str, frozenset[str]]]:
     """What a two-party golden can be handed: the floats the OpDef registers for any tensor (None
     when an OpDef is missing or a tensor's dtypes are unresolved), and each input's dtypes."""
-    host = folder / "op_host"
-    defs = sorted(p for p in host.glob("*_def.cpp") if p.is_file()) if host.is_dir() else []
-    tensors = [t for path in defs for t in read_opdef(path, str(path)).tensors]
     if not tensors or any(t.unresolved for t in tensors):
         return None, {}
     inputs: dict[str, set[str]] = {}
@@ -221,9 +223,9 @@ def _criterion(entry: Entry, rel: str) -> str:
     return f"criterion {standard} for {dtype} ({rel}:{line}): two-party"
 
 
-def _judge_golden(mod, entry, rel, kernel, out, folder):
+def _judge_golden(mod, entry, rel, kernel, out, opdef):
     promoted = entry.mode == "three_party"
-    handed = functools.cache(lambda: handed_dtypes(folder)) if entry.mode == "two_party" else None
+    handed = functools.cache(lambda: handed_dtypes(opdef())) if entry.mode == "two_party" else None
     ctx = Context(promoted=promoted, numpy_inputs=entry.numpy_inputs, handed=handed)
     where = _criterion(entry, rel)
     widens = False
@@ -255,7 +257,7 @@ def _judge_golden(mod, entry, rel, kernel, out, folder):
                                      f"{entry.key}: the two-party golden computes in {target} in {func.name}(), wider than the kernel's widening "
                                      f"({kernel.widening}, {kernel.widening_at}); {where}",
                                      f"widen only as the kernel does ({'none' if kernel.widening == 'none' else 'float32'}) and narrow at the same points"))
-    _narrower_than_kernel(entry, rel, kernel, widens, where, out, folder, list(reached.values()))
+    _narrower_than_kernel(entry, rel, kernel, widens, where, out, opdef, list(reached.values()))
 
 
 # methods that convert a value without computing on it
@@ -318,7 +320,7 @@ def _rounding_steps(functions: list[ast.FunctionDef]) -> int:
     return steps
 
 
-def _narrower_than_kernel(entry, rel, kernel, widens, where, out, folder, reached):
+def _narrower_than_kernel(entry, rel, kernel, widens, where, out, opdef, reached):
     """GD103: a two-party golden for half output dtypes that never widens, while the kernel
     computes them in float32 (seed 000 §4: the two-party golden widens as far as the NPU does).
     torch and numpy compute one half op in float and round once, as the kernel does, so a golden
@@ -330,7 +332,7 @@ def _narrower_than_kernel(entry, rel, kernel, widens, where, out, folder, reache
         return
     if not kernel.float_dtypes & LOW:
         return
-    outputs = output_floats(folder)
+    outputs = output_floats(opdef())
     halves = sorted((set(entry.criteria) or outputs) & outputs & LOW)
     if not halves or any(_constructs_wide(node) for f in entry.functions for node in walk_nodes(f)):
         return
@@ -359,7 +361,7 @@ def _wider_than_kernel(target: str, kernel: KernelFacts) -> bool:
     return False
 
 
-def _judge_leg(mod, entry, rel, kernel, out, folder):
+def _judge_leg(mod, entry, rel, kernel, out, opdef):
     where = _criterion(entry, rel)
     if entry.framework.lower() != "torch":
         out.append(GoldenFinding(rel, entry.line, "GD109", "error",
@@ -376,7 +378,7 @@ def _judge_leg(mod, entry, rel, kernel, out, folder):
             narrows = True
         elif isinstance(call.func, ast.Attribute) and call.func.attr in ("to", "astype", "type"):
             narrows = True
-    if widened and not narrows and output_floats(folder):  # integer outputs (indices) have nothing to narrow
+    if widened and not narrows and output_floats(opdef()):  # integer outputs (indices) have nothing to narrow
         target, line = widened[0]
         out.append(GoldenFinding(rel, line, "GD110", "error",
                                  f"{entry.key}: the third-party leg widens to {target} and never narrows back at exit; {where}",
@@ -410,13 +412,14 @@ def judge_golden(golden: Path, rel: str | None = None, tree: ast.Module | None =
     folder = absolute.parents[2] if absolute.as_posix().endswith(suffix) else absolute.parent
     shown = rel[: -len(suffix)].rstrip("/") or "." if rel.endswith(suffix) else str(folder)
     kernel = kernel_facts(folder, shown)
+    opdef = functools.cache(lambda: opdef_tensors(folder))  # the OpDef, read once and only if a rule asks
     out: list[GoldenFinding] = []
     try:
         for entry in entries(mod, folder.name):
             if entry.role == "golden":
-                _judge_golden(mod, entry, rel, kernel, out, folder)
+                _judge_golden(mod, entry, rel, kernel, out, opdef)
             elif entry.mode == "three_party":
-                _judge_leg(mod, entry, rel, kernel, out, folder)
+                _judge_leg(mod, entry, rel, kernel, out, opdef)
     except RecursionError:
         return [], f"{rel}:1: the golden nests expressions too deeply to judge"
     unique = {(f.line, f.code): f for f in out}
