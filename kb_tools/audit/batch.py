@@ -12,6 +12,8 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+from bisect import bisect_left
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -38,6 +40,19 @@ def default_jobs(n_files: int) -> int:
     return max(1, min(cores, 2))
 
 
+@dataclass(frozen=True)
+class Beside:
+    """Work read in the audit's own processes, next to the files it concerns (``kbt build`` on
+    a CANN repository reads each operator folder's facts there). Each item is read by
+    ``read(item, trees)`` in the run that audits the files sorted next to its place ``at[i]``,
+    after them; ``trees`` maps each path in ``wants`` that the run audited to the syntax tree
+    the audit parsed, so that a file both need is parsed once."""
+    items: list
+    at: list[Path]
+    wants: frozenset[Path]
+    read: Callable
+
+
 @dataclass
 class Outcome:
     """What auditing one file gave: its own result, or the one line saying why it could not
@@ -49,13 +64,14 @@ class Outcome:
     opaque: set[str] = field(default_factory=set)
 
 
-def _audit_share(files: list[Path], roots: list[Path], options: dict, indices) -> list[Outcome]:
+def _audit_share(files: list[Path], roots: list[Path], options: dict, indices, beside: Beside | None = None,
+                 items=()) -> tuple[list[Outcome], list]:
     """Audit the files at ``indices`` in one process (the serial run). The modules the tree
     kept are let go at the end: whatever still holds the tree (a cache keyed by it) then holds
     no syntax tree, and the collector no longer walks them through the merge and the report."""
     tree = _tree(files, roots, options)
     try:
-        return _audit_with(tree, files, options, indices)
+        return _audit_with(tree, files, options, indices, beside, items)
     finally:
         tree.release()
 
@@ -66,12 +82,15 @@ def _tree(files: list[Path], roots: list[Path], options: dict) -> Tree:
     return Tree(files, roots, partial(parse_file, **reading))
 
 
-def _audit_with(tree: Tree, files: list[Path], options: dict, indices) -> list[Outcome]:
-    """Audit the files at ``indices``. Syntax trees hold no cycles and are freed as each file
-    ends, but building one allocates so many objects that the cyclic collector would run
-    every few hundred allocations; it runs less often here (about a third of the run's time
-    on real trees), and as usual again after."""
+def _audit_with(tree: Tree, files: list[Path], options: dict, indices, beside: Beside | None = None,
+                items=()) -> tuple[list[Outcome], list]:
+    """Audit the files at ``indices``, then read the ``beside`` items numbered ``items``:
+    (the outcomes, [(item number, what ``beside.read`` gave)]). Syntax trees hold no cycles and
+    are freed as each file ends, but building one allocates so many objects that the cyclic
+    collector would run every few hundred allocations; it runs less often here (about a third
+    of the run's time on real trees), and as usual again after."""
     out = []
+    trees: dict[Path, object] = {}  # the trees ``beside`` wants, held until its items are read
     thresholds = gc.get_threshold()
     gc.set_threshold(*GC_THRESHOLDS)
     try:
@@ -79,27 +98,32 @@ def _audit_with(tree: Tree, files: list[Path], options: dict, indices) -> list[O
             outcome = Outcome(i)
             try:
                 parsed = tree.module(files[i], strict=True)
+                if beside is not None and files[i] in beside.wants:
+                    trees[files[i]] = parsed.tree
                 outcome.result, outcome.foreign, outcome.opaque = audit_parsed(parsed, tree, **options)
             except KbError as exc:
                 outcome.error = exc.diagnostic
             out.append(outcome)
+        read = [(k, beside.read(beside.items[k], trees)) for k in items] if beside is not None else []
     finally:
         gc.set_threshold(*thresholds)
-    return out
+    return out, read
 
 
 _JOB: dict = {}  # in a job process only: its files, options and tree (kept across the runs it is handed)
 
 
-def _start_job(files: list[Path], roots: list[Path], options: dict) -> None:
+def _start_job(files: list[Path], roots: list[Path], options: dict, beside: Beside | None = None) -> None:
     """A job process begins: it builds the tree it reads through (forked: nothing is pickled)."""
-    _JOB.update(files=files, tree=_tree(files, roots, options), options=options)
+    _JOB.update(files=files, tree=_tree(files, roots, options), options=options, beside=beside)
 
 
-def _audit_run(run: range) -> list[Outcome]:
-    """One run of neighbouring files, audited in a job process through the tree it keeps:
-    a module one run imported is still parsed when the next run imports it."""
-    return _audit_with(_JOB["tree"], _JOB["files"], _JOB["options"], run)
+def _audit_run(task: tuple[range, list[int]]) -> tuple[list[Outcome], list]:
+    """One run of neighbouring files, audited in a job process through the tree it keeps
+    (a module one run imported is still parsed when the next run imports it), and the
+    ``beside`` items placed among them."""
+    run, items = task
+    return _audit_with(_JOB["tree"], _JOB["files"], _JOB["options"], run, _JOB["beside"], items)
 
 
 def runs(n_files: int, jobs: int) -> list[range]:
@@ -113,22 +137,55 @@ def audit_files(paths, *, roots=(), jobs: int | None = None, **options) -> tuple
     """(a result per usable file in the order given, the one-line reason for each unusable
     file, the imported modules outside the tree that wrappers call). ``options`` are
     ``audit_source``'s; ``roots`` the folders given (a file's dotted name under them)."""
+    results, errors, opaque, _ = audit_files_beside(paths, None, roots=roots, jobs=jobs, **options)
+    return results, errors, opaque
+
+
+def audit_files_beside(paths, beside: Beside | None, *, roots=(), jobs: int | None = None, progress=None,
+                       **options) -> tuple[list[AuditResult], list[str], set[str], list]:
+    """``audit_files``'s three, and what ``beside.read`` gave for each of its items, in their
+    order. ``progress(files done, files)`` is called as runs finish."""
     with one_run():  # the files' folders are searched for a spec once each, not once per file
-        return _audit_files([Path(p) for p in paths], [Path(r) for r in roots], jobs, options)
+        return _audit_files([Path(p) for p in paths], [Path(r) for r in roots], jobs, options, beside, progress)
 
 
-def _audit_files(files: list[Path], roots: list[Path], jobs: int | None, options: dict):
+def _placed(files: list[Path], tasks: list[range], beside: Beside | None) -> list[list[int]]:
+    """The ``beside`` items each run reads: an item goes to the run holding the first file
+    sorted at or after its place (the last run when it sorts after every file)."""
+    placed: list[list[int]] = [[] for _ in tasks]
+    if beside is None or not tasks:
+        return placed
+    starts = [t.start for t in tasks]
+    for k, at in enumerate(beside.at):
+        first = min(bisect_left(files, at), len(files) - 1) if files else 0
+        placed[max(0, bisect_left(starts, first + 1) - 1)].append(k)
+    return placed
+
+
+def _audit_files(files: list[Path], roots: list[Path], jobs: int | None, options: dict, beside: Beside | None = None,
+                 progress=None):
     jobs = default_jobs(len(files)) if jobs is None else max(1, jobs)
     if jobs == 1 or len(files) < 2:
-        return merge(files, _audit_share(files, roots, dict(options), range(len(files))))
+        tasks = [range(len(files))]
+        outcomes, read = _audit_share(files, roots, dict(options), tasks[0], beside, _placed(files, tasks, beside)[0])
+        if progress:
+            progress(len(files), len(files))
+        return (*merge(files, outcomes), [r for _, r in sorted(read, key=lambda kr: kr[0])])
+    tasks = runs(len(files), jobs)
+    outcomes, read, done = [], [], 0
     gc.freeze()  # what the jobs inherit is never collected there: no copy of every page it sits on
     try:
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_start_job,
-                                 initargs=(files, roots, dict(options))) as pool:
-            outcomes = [o for part in pool.map(_audit_run, runs(len(files), jobs)) for o in part]
+                                 initargs=(files, roots, dict(options), beside)) as pool:
+            for task, (part, part_read) in zip(tasks, pool.map(_audit_run, zip(tasks, _placed(files, tasks, beside)))):
+                outcomes += part
+                read += part_read
+                done += len(task)
+                if progress:
+                    progress(done, len(files))
     finally:
         gc.unfreeze()
-    return merge(files, outcomes)
+    return (*merge(files, outcomes), [r for _, r in sorted(read, key=lambda kr: kr[0])])
 
 
 def merge(files: list[Path], outcomes: list[Outcome]) -> tuple[list[AuditResult], list[str], set[str]]:

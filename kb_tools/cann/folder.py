@@ -52,9 +52,10 @@ def _shown(path: Path, base: Path, given: str) -> str:
     return "/".join(p for p in (given.rstrip("/") if given not in ("", ".") else "", rel) if p) or "."
 
 
-def read_operator(folder, shown: str | None = None, *, kernel: bool = True) -> OperatorFacts:
+def read_operator(folder, shown: str | None = None, *, kernel: bool = True, golden_tree=None) -> OperatorFacts:
     """Read one operator folder (``<op>/`` with ``op_host/``); ``shown`` is how paths are printed.
-    ``kernel=False`` skips the kernel's widening (left "unknown"), which ``kbt spec`` does not print."""
+    ``kernel=False`` skips the kernel's widening (left "unknown"), which ``kbt spec`` does not print;
+    ``golden_tree`` is the golden's syntax tree when the caller parsed it already."""
     folder = Path(folder)
     shown = shown if shown is not None else str(folder)
     pre = "" if shown in ("", ".") else shown.rstrip("/") + "/"
@@ -83,7 +84,7 @@ def read_operator(folder, shown: str | None = None, *, kernel: bool = True) -> O
     reached = {}
     if golden.is_file():
         facts.golden_path = f"{pre}{GOLDEN.as_posix()}"
-        spec = read_testspec(golden, facts.golden_path, folder.name)
+        spec = read_testspec(golden, facts.golden_path, folder.name, golden_tree)
         facts.problems += spec.problems
         facts.golden_framework = spec.framework
         if spec.framework_line:

@@ -1,20 +1,18 @@
-"""One report for a whole CANN operator repository: per operator facts, golden findings and
-coverage, totals per category, worst offenders first; written as JSON, Markdown and HTML.
-
-The facts here are the ones the golden rules read (entries, case mode, criteria, the kernel's
-widening, registered float dtypes); each row says where its golden and kernel facts came from.
+"""One report for a whole CANN operator repository: per operator its facts (``kbt spec``'s),
+its findings (``kbt audit``'s, on every Python file in its folder) and its coverage, totals per
+category, worst offenders first; written as JSON, Markdown and HTML. The repository is read in
+one run (``kb_tools.cann.repository``).
 """
 
 from __future__ import annotations
 
-import ast
 import html
 import json
-from dataclasses import asdict
 from pathlib import Path
 
-from kb_tools.cann.golden_flow import GOLDEN, golden_files, judge_golden, kernel_facts
-from kb_tools.cann.golden_reach import GoldenModule, entries
+from kb_tools.audit.codes import RULES
+from kb_tools.cann.golden_flow import golden_files
+from kb_tools.cann.repository import read_repository
 
 REPORT_NAMES = ("cann-report.json", "cann-report.md", "cann-report.html")
 
@@ -24,95 +22,127 @@ def is_cann_repository(path: Path) -> bool:
     return path.is_dir() and any((g.parents[2] / "op_host").is_dir() for g in golden_files(path))
 
 
-def _operator_row(root: Path, golden: Path) -> dict:
-    folder = golden.parents[2]
-    rel_folder = folder.relative_to(root).as_posix() or "."
-    rel_golden = (Path(rel_folder) / GOLDEN).as_posix()
-    findings, error = judge_golden(golden, rel_golden)
-    kernel = kernel_facts(folder, rel_folder)
-    row = {
-        "op": folder.name,
-        "folder": rel_folder,
-        "category": rel_folder.split("/")[0] if "/" in rel_folder else ".",
-        "registered_floats": sorted(kernel.float_dtypes),
-        "kernel_widening": kernel.widening,
-        "kernel_widening_at": kernel.widening_at,
-        "entries": [],
-        "coverage": {},
-        "findings": [asdict(f) for f in findings],
-        "errors": sum(f.severity == "error" for f in findings),
-        "warnings": sum(f.severity == "warning" for f in findings),
-        "unreadable": error,
-    }
-    if error is None:
-        mod = GoldenModule(ast.parse(golden.read_bytes().decode("utf-8", "replace").lstrip("\ufeff")))
-        for entry in entries(mod, folder.name):
-            row["entries"].append({"role": entry.role, "key": entry.key, "mode": entry.mode,
-                                   "criteria": {d: s for d, (s, _) in entry.criteria.items()},
-                                   "at": f"{rel_golden}:{entry.line}"})
-        declared = {d for e in row["entries"] if e["role"] == "golden" for d in e["criteria"]}
-        row["coverage"] = {
-            "uncovered_floats": sorted(kernel.float_dtypes - declared) if declared else [],
-            "default_criterion": not declared,
-        }
-    return row
+def _relative(path: str, root: Path) -> str:
+    try:
+        return Path(path).relative_to(root).as_posix()
+    except ValueError:
+        return path
 
 
-def build_report(root: Path) -> dict:
-    """The report's data: operators worst first, totals per category."""
-    rows = [_operator_row(root, g) for g in golden_files(root)]
+def _finding(f, root: Path) -> dict:
+    return {"path": _relative(f.path, root), "line": f.line, "col": f.col, "code": f.code,
+            "severity": RULES[f.code].level, "message": f.message, "fix": f.fix}
+
+
+def _owner(rel: str, folders: list[str]) -> str | None:
+    """The operator folder a file (relative to the root) lies in, None outside every one."""
+    for folder in folders:
+        if folder == "." or rel.startswith(folder + "/"):
+            return folder
+    return None
+
+
+def _once(read: list[str], unusable: list[str]) -> list[str]:
+    """The folder's problem lines, a file the audit could not use said once (by the audit), not
+    again by the facts' reading of the same ``path:line``."""
+    said = {line.split(": ", 1)[0] for line in unusable}
+    return [p for p in read if p.split(": ", 1)[0] not in said] + unusable
+
+
+def build_report(root: Path, *, jobs: int | None = None, progress=None) -> dict:
+    """The report's data: operators worst first, totals per category, and the findings in files
+    outside every operator folder."""
+    reading = read_repository(root, jobs=jobs, progress=progress)
+    folders = sorted((f.folder for f in reading.facts), key=len, reverse=True)  # the deepest folder owns a file
+    findings: dict[str | None, list[dict]] = {}
+    for result in reading.results:
+        rel = _relative(result.path, root)
+        findings.setdefault(_owner(rel, folders), []).extend(_finding(f, root) for f in result.findings)
+    unusable: dict[str | None, list[str]] = {}
+    for diagnostic in reading.errors:
+        unusable.setdefault(_owner(_relative(diagnostic.path, root), folders), []).append(str(diagnostic))
+    rows = []
+    for facts in reading.facts:
+        own = findings.get(facts.folder, [])
+        rows.append({
+            "op": facts.op, "folder": facts.folder,
+            "category": facts.folder.split("/")[0] if "/" in facts.folder else ".",
+            "facts": {k: v for k, v in facts.as_json().items() if k not in ("op", "folder")},
+            "mode": facts.mode,
+            "findings": own,
+            "errors": sum(f["severity"] == "error" for f in own),
+            "warnings": sum(f["severity"] == "warning" for f in own),
+            "problems": _once(facts.problems, unusable.get(facts.folder, [])),
+        })
     rows.sort(key=lambda r: (-r["errors"], -r["warnings"], r["folder"]))
     totals: dict[str, dict] = {}
     for row in rows:
         t = totals.setdefault(row["category"], {"operators": 0, "with_findings": 0, "errors": 0, "warnings": 0,
-                                                "unreadable": 0, "three_party": 0})
+                                                "three_party": 0, "uncovered": 0, "untested": 0, "problems": 0})
         t["operators"] += 1
         t["with_findings"] += bool(row["findings"])
         t["errors"] += row["errors"]
         t["warnings"] += row["warnings"]
-        t["unreadable"] += row["unreadable"] is not None
-        t["three_party"] += any(e["mode"] == "three_party" for e in row["entries"])
-    return {"root": root.as_posix(), "operators": rows, "categories": dict(sorted(totals.items()))}
+        t["three_party"] += row["facts"]["three_party"]
+        t["uncovered"] += bool(row["facts"]["uncovered"])
+        t["untested"] += bool(row["facts"]["untested"])
+        t["problems"] += bool(row["problems"])
+    return {"root": root.as_posix(), "operators": rows, "categories": dict(sorted(totals.items())),
+            "outside": {"findings": findings.get(None, []), "problems": unusable.get(None, [])}}
+
+
+def _said(f: dict) -> str:
+    """A finding's message with its fix, once (a CANN golden's message carries its own)."""
+    return f["message"] if "Fix:" in f["message"] else f"{f['message']}. Fix: {f['fix']}"
+
+
+def _listed(values: list[str]) -> str:
+    return ", ".join(values) or "-"
 
 
 def to_markdown(report: dict) -> str:
-    lines = [f"# Golden report: {report['root']}", "", "## Totals per category", "",
-             "| category | operators | with findings | errors | warnings | three-party | unreadable |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [f"# Operator report: {report['root']}", "", "## Totals per category", "",
+             "| category | operators | with findings | errors | warnings | three-party | uncovered | untested | problems |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for name, t in report["categories"].items():
         lines.append(f"| {name} | {t['operators']} | {t['with_findings']} | {t['errors']} | {t['warnings']} "
-                     f"| {t['three_party']} | {t['unreadable']} |")
+                     f"| {t['three_party']} | {t['uncovered']} | {t['untested']} | {t['problems']} |")
     lines += ["", "## Operators, worst first", "",
-              "| operator | modes | kernel widening | uncovered floats | errors | warnings |",
-              "| --- | --- | --- | --- | ---: | ---: |"]
+              "| operator | mode | dtypes | uncovered | untested | golden | errors | warnings |",
+              "| --- | --- | --- | --- | --- | --- | ---: | ---: |"]
     for row in report["operators"]:
-        modes = ", ".join(sorted({e["mode"] for e in row["entries"] if e["role"] == "golden"})) or "-"
-        uncovered = ", ".join(row["coverage"].get("uncovered_floats", [])) or "-"
-        lines.append(f"| {row['folder']} | {modes} | {row['kernel_widening']} | {uncovered} "
-                     f"| {row['errors']} | {row['warnings']} |")
-    lines += ["", "## Findings", ""]
+        facts = row["facts"]
+        lines.append(f"| {row['folder']} | {row['mode']} | {_listed(facts['dtypes'])} | {_listed(facts['uncovered'])} "
+                     f"| {_listed(facts['untested'])} | {facts['golden_framework']} | {row['errors']} | {row['warnings']} |")
+    lines += ["", "## Findings and problems", ""]
     for row in report["operators"]:
-        if row["unreadable"]:
-            lines.append(f"- {row['unreadable']}")
-        for f in row["findings"]:
-            lines.append(f"- `{f['path']}:{f['line']}` {f['code']} ({f['severity']}): {f['message']}. Fix: {f['fix']}")
+        lines += [f"- {p}" for p in row["problems"]]
+        lines += [f"- `{f['path']}:{f['line']}` {f['code']} ({f['severity']}): {_said(f)}" for f in row["findings"]]
+    outside = report["outside"]
+    if outside["findings"] or outside["problems"]:
+        lines += ["", "## Outside every operator folder", ""]
+        lines += [f"- {p}" for p in outside["problems"]]
+        lines += [f"- `{f['path']}:{f['line']}` {f['code']} ({f['severity']}): {_said(f)}" for f in outside["findings"]]
     return "\n".join(lines) + "\n"
 
 
 def to_html(report: dict) -> str:
     esc = html.escape
-    out = ["<!doctype html><html><head><meta charset='utf-8'><title>Golden report</title></head><body>",
-           f"<h1>Golden report: {esc(report['root'])}</h1><h2>Totals per category</h2><table>",
-           "<tr><th>category</th><th>operators</th><th>with findings</th><th>errors</th><th>warnings</th></tr>"]
+    out = ["<!doctype html><html><head><meta charset='utf-8'><title>Operator report</title></head><body>",
+           f"<h1>Operator report: {esc(report['root'])}</h1><h2>Totals per category</h2><table>",
+           "<tr><th>category</th><th>operators</th><th>with findings</th><th>errors</th><th>warnings</th>"
+           "<th>uncovered</th><th>untested</th></tr>"]
     for name, t in report["categories"].items():
         out.append(f"<tr><td>{esc(name)}</td><td>{t['operators']}</td><td>{t['with_findings']}</td>"
-                   f"<td>{t['errors']}</td><td>{t['warnings']}</td></tr>")
-    out.append("</table><h2>Operators, worst first</h2><table><tr><th>operator</th><th>errors</th><th>warnings</th>"
-               "<th>findings</th></tr>")
+                   f"<td>{t['errors']}</td><td>{t['warnings']}</td><td>{t['uncovered']}</td><td>{t['untested']}</td></tr>")
+    out.append("</table><h2>Operators, worst first</h2><table><tr><th>operator</th><th>mode</th><th>uncovered</th>"
+               "<th>errors</th><th>warnings</th><th>findings and problems</th></tr>")
     for row in report["operators"]:
-        items = "".join(f"<li><code>{esc(f['path'])}:{f['line']}</code> {esc(f['code'])}: {esc(f['message'])}. "
-                        f"Fix: {esc(f['fix'])}</li>" for f in row["findings"])
-        out.append(f"<tr><td>{esc(row['folder'])}</td><td>{row['errors']}</td><td>{row['warnings']}</td>"
+        items = "".join(f"<li>{esc(p)}</li>" for p in row["problems"])
+        items += "".join(f"<li><code>{esc(f['path'])}:{f['line']}</code> {esc(f['code'])}: {esc(_said(f))}</li>"
+                         for f in row["findings"])
+        out.append(f"<tr><td>{esc(row['folder'])}</td><td>{esc(row['mode'])}</td>"
+                   f"<td>{esc(_listed(row['facts']['uncovered']))}</td><td>{row['errors']}</td><td>{row['warnings']}</td>"
                    f"<td><ul>{items}</ul></td></tr>")
     out.append("</table></body></html>")
     return "\n".join(out) + "\n"

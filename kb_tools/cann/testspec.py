@@ -87,24 +87,30 @@ def _framework(tree: ast.Module) -> tuple[str, int]:
     return "mixed", min(seen.values())
 
 
-def read_testspec(path: Path, shown: str, op: str) -> TestSpecFacts:
-    """Read one golden.py; ``shown`` is how its path is printed, ``op`` the folder's name."""
-    facts = TestSpecFacts()
+def _parse(path: Path, shown: str, problems: list[str]) -> ast.Module | None:
+    """The golden's syntax tree, or None with one ``path:line`` line in ``problems``."""
     try:
         if path.stat().st_size > MAX_BYTES:
-            facts.problems.append(f"{shown}:1: golden larger than {MAX_BYTES} bytes, not read")
-            return facts
-        text = _decode(path.read_bytes())
-        tree = ast.parse(text, filename=shown)
+            problems.append(f"{shown}:1: golden larger than {MAX_BYTES} bytes, not read")
+            return None
+        return ast.parse(_decode(path.read_bytes()), filename=shown)
     except OSError as exc:
-        facts.problems.append(f"{shown}:1: cannot read the golden ({exc.strerror})")
-        return facts
+        problems.append(f"{shown}:1: cannot read the golden ({exc.strerror})")
     except SyntaxError as exc:
-        facts.problems.append(f"{shown}:{exc.lineno or 1}: syntax error in the golden: {exc.msg}")
-        return facts
+        problems.append(f"{shown}:{exc.lineno or 1}: syntax error in the golden: {exc.msg}")
     except (RecursionError, MemoryError, ValueError):
-        facts.problems.append(f"{shown}:1: golden too deeply nested to parse")
-        return facts
+        problems.append(f"{shown}:1: golden too deeply nested to parse")
+    return None
+
+
+def read_testspec(path: Path, shown: str, op: str, tree: ast.Module | None = None) -> TestSpecFacts:
+    """Read one golden.py; ``shown`` is how its path is printed, ``op`` the folder's name.
+    ``tree``: the file's syntax tree when the caller parsed it already (the audit, in one run)."""
+    facts = TestSpecFacts()
+    if tree is None:
+        tree = _parse(path, shown, facts.problems)
+        if tree is None:
+            return facts
     facts.framework, facts.framework_line = _framework(tree)
     try:
         found = entries(GoldenModule(tree), op)

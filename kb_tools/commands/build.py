@@ -35,20 +35,29 @@ def run(args):
 
 
 def _cann_report(root, output):
-    """``kbt build REPO`` on a CANN repository: the report (kb_tools.cann.report), worst first."""
+    """``kbt build REPO`` on a CANN repository: every operator's facts and every file's findings
+    in one run, one report (kb_tools.cann.report), worst first."""
+    import sys
+
     from kb_tools.cann.report import build_report, write_report
     from kb_tools.diagnostics import EXIT_FINDINGS, EXIT_OK
 
-    report = build_report(root)
+    def progress(done, files):
+        if files >= 100:  # a repository: say how far the run is; one folder needs no progress
+            print(f"kbt build: {done}/{files} Python files audited", file=sys.stderr)
+
+    report = build_report(root, progress=progress)
     write_report(report, output)
     rows = report["operators"]
     for row in rows[:10]:  # the worst ten, each finding on its own path:line line
         for f in row["findings"]:
-            print(f"{f['path']}:{f['line']}: {f['code']} {f['severity']}: {f['message']}. Fix: {f['fix']}")
-    errors = sum(r["errors"] for r in rows)
-    unreadable = [r["unreadable"] for r in rows if r["unreadable"]]
-    for line in unreadable:
-        print(line)
-    print(f"kbt build: {len(rows)} CANN operators, {errors} golden errors, "
-          f"{sum(r['warnings'] for r in rows)} warnings; report in {output}/cann-report.{{json,md,html}}")
-    return EXIT_FINDINGS if errors or unreadable else EXIT_OK
+            said = f["message"] if "Fix:" in f["message"] else f"{f['message']}. Fix: {f['fix']}"
+            print(f"{(root / f['path']).as_posix()}:{f['line']}: {f['code']} {f['severity']}: {said}")  # openable from here
+    problems = [p for r in rows for p in r["problems"]] + report["outside"]["problems"]
+    for line in problems:
+        print(" ".join(line.split()), file=sys.stderr)
+    errors = sum(r["errors"] for r in rows) + sum(f["severity"] == "error" for f in report["outside"]["findings"])
+    warnings = sum(r["warnings"] for r in rows) + sum(f["severity"] == "warning" for f in report["outside"]["findings"])
+    print(f"kbt build: {len(rows)} CANN operators, {errors} errors, {warnings} warnings, {len(problems)} problems; "
+          f"report in {output}/cann-report.{{json,md,html}}")
+    return EXIT_FINDINGS if errors else EXIT_OK
