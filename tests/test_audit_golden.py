@@ -96,3 +96,15 @@ def test_golden_importing_a_local_module_that_defines_kernels(tmp_path):
     assert found(src) == []  # a local module with torch alone is a fine place for a reference
     src.write_text("import torch\nfrom ..moe import golden_moe\nfrom .... import nothing\n\n\ndef golden(x):\n    return golden_moe(x)\n")
     assert [c for *_, c in found(src)] == ["GD101"]  # relative import; one past the root is no module
+
+
+def test_a_local_module_made_between_two_audits_is_found_by_the_second(tmp_path):
+    """The folders beside a golden are listed once per run, never kept into the next run."""
+    from kb_tools.audit.batch import audit_files
+
+    src = tmp_path / "fwd_golden.py"
+    src.write_text("import torch\nfrom moe import golden_moe\n\n\ndef golden(x):\n    return golden_moe(x)\n")
+    codes_of = lambda: [f.code for r in audit_files([src], roots=[tmp_path], jobs=1)[0] for f in r.findings]
+    assert codes_of() == []  # no moe.py yet: an installed package
+    (tmp_path / "moe.py").write_text(MOE_IMPL)
+    assert codes_of() == ["GD101"]

@@ -87,6 +87,7 @@ def _load(path: Path) -> OpSpec | None:
 
 _EMPTY: dict[str, bool] | None = None  # in one run: folder as given -> no file in it can have a spec
 _CLEAR: set[str] = set()  # in one run: resolved folders holding no selection and no ops/*.yaml
+_LISTED: dict[Path, frozenset[str]] = {}  # in one run: folder -> the names in it
 
 
 @contextmanager
@@ -96,11 +97,28 @@ def one_run():
     global _EMPTY
     _EMPTY = {}
     _CLEAR.clear()
+    _LISTED.clear()
     try:
         yield
     finally:
         _EMPTY = None
         _CLEAR.clear()
+        _LISTED.clear()
+
+
+def folder_names(folder: Path) -> frozenset[str]:
+    """The names in ``folder`` (none when it cannot be listed), listed once per run: the files
+    of a repository's goldens sit in few folders, and each import of each golden asks of them.
+    Outside a run the folder is listed afresh each time."""
+    names = _LISTED.get(folder) if _EMPTY is not None else None
+    if names is None:
+        try:
+            names = frozenset(os.listdir(folder))
+        except OSError:
+            names = frozenset()
+        if _EMPTY is not None:
+            _LISTED[folder] = names
+    return names
 
 
 def _in_empty_folder(path: str) -> bool:

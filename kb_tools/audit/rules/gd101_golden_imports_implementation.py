@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from kb_tools.audit.family_context import FileContext
+from kb_tools.audit.family_context import FileContext, folder_names
 from kb_tools.audit.findings import RawFinding
 from kb_tools.audit.golden_rules import defines_kernels
 from kb_tools.audit.roles import GOLDEN, KERNEL_FRAMEWORKS, THIRD_PARTY
@@ -34,8 +34,10 @@ def _module_file(module: str, level: int, here: Path) -> Path | None:
         return None
     bases = [here.parents[level - 1]] if level else [here.parent, here.parent.parent]
     for base in bases:
+        if not parts or not {parts[0], parts[0] + ".py"} & folder_names(base):  # nothing there by that name
+            continue
         for candidate in (base.joinpath(*parts).with_suffix(".py"), base.joinpath(*parts, "__init__.py")):
-            if parts and candidate.is_file():
+            if candidate.is_file():
                 return candidate
     return None
 
