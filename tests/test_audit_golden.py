@@ -101,10 +101,12 @@ def test_golden_importing_a_local_module_that_defines_kernels(tmp_path):
 def test_a_local_module_made_between_two_audits_is_found_by_the_second(tmp_path):
     """The folders beside a golden are listed once per run, never kept into the next run."""
     from kb_tools.audit.batch import audit_files
+    from kb_tools.audit.families import FamilyOptions
 
     src = tmp_path / "fwd_golden.py"
     src.write_text("import torch\nfrom moe import golden_moe\n\n\ndef golden(x):\n    return golden_moe(x)\n")
-    codes_of = lambda: [f.code for r in audit_files([src], roots=[tmp_path], jobs=1)[0] for f in r.findings]
+    codes_of = lambda: [f.code for r in audit_files([src], roots=[tmp_path], jobs=1, families=FamilyOptions())[0]
+                        for f in r.findings]
     assert codes_of() == []  # no moe.py yet: an installed package
     (tmp_path / "moe.py").write_text(MOE_IMPL)
     assert codes_of() == ["GD101"]
