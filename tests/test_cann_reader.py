@@ -196,3 +196,20 @@ def test_a_fifo_named_like_an_opdef_is_not_read(tmp_path):
     os.mkfifo(op / "op_host" / "toy_add_def.cpp")
     facts = read_operator(op, "t")  # returns instead of blocking on the FIFO
     assert facts.dtypes == [] and "t/op_host:1: no op_host/*_def.cpp; registered dtypes unknown" in facts.problems
+
+
+def test_a_golden_that_calls_no_framework_computes_in_numpy(tmp_path):
+    """TTK hands a legacy golden numpy arrays: one that imports nothing, or imports a framework
+    it never calls (a remote client's loader), computes on them in numpy."""
+    from kb_tools.cann.testspec import read_testspec
+
+    golden = tmp_path / "golden.py"
+    cases = {
+        "def add_golden(x, y, **kw):\n    return x + y\n": ("numpy", 0),
+        "import numpy as np\n\ndef g(x, **kw):\n    import torch\n    return x * 2\n": ("numpy", 1),
+        "import numpy as np\nimport torch\n\ndef g(x, **kw):\n    return torch.abs(torch.from_numpy(x))\n": ("torch", 2),
+    }
+    for text, want in cases.items():
+        golden.write_text(text)
+        facts = read_testspec(golden, "golden.py", "add")
+        assert (facts.framework, facts.framework_line) == want, text

@@ -77,14 +77,13 @@ def _framework(tree: ast.Module) -> tuple[str, int]:
     for node in calls:
         if (fw := alias.get(_root(node.func))):
             called.setdefault(fw, imported[fw])
-    seen = called or imported
-    if not seen:
-        return "unknown", 0
-    frameworks = set(seen) - {"numpy"} or {"numpy"}
+    if not called:  # it computes on what TTK hands it, numpy arrays, with operators and methods
+        return "numpy", imported.get("numpy", 0)
+    frameworks = set(called) - {"numpy"} or {"numpy"}
     if len(frameworks) == 1:
         fw = frameworks.pop()
-        return fw, seen[fw]
-    return "mixed", min(seen.values())
+        return fw, called[fw]
+    return "mixed", min(called.values())
 
 
 def _parse(path: Path, shown: str, problems: list[str]) -> ast.Module | None:
