@@ -117,3 +117,28 @@ def test_an_else_branch_takes_the_floats_its_if_does_not(tmp_path):
         "    ReduceSum(y, x, n);\n"
         "}\n")
     assert _widening(folder) == {"bfloat16": "none", "float16": "float32"}
+
+
+def test_a_kernel_file_written_for_one_float_widens_that_float_only():
+    """split_floor_f32.h names float as its own element type: half and bfloat16, each floored
+    in its own file, are not widened, so the golden's float32 floor is an error for both."""
+    assert _widening(ROOT / "split_floor") == {"bfloat16": "none", "float16": "none", "float32": "unknown"}
+    findings = _findings(ROOT / "split_floor")
+    assert findings[0] == ("GD108", 11, "error")
+
+
+def test_the_name_tested_against_a_dtype_is_narrowed_in_the_other_branch(tmp_path):
+    """``calc = np.float32 if dtype == np.float16 else dtype``: calc is never float16, so
+    ``np.float32 if calc == np.float32 else np.float64`` picks float64 only for what else is
+    registered: bfloat16 here (line 19), nothing once the OpDef registers half and float32 only
+    (line 19 then widens half to float32 alone, which the half kernel does not do)."""
+    def line_19(folder):
+        findings, _ = judge_golden(folder / GOLDEN, "golden.py")
+        return [f.message.split(" in split_floor_calc")[0] for f in findings if f.line == 19]
+
+    assert line_19(ROOT / "split_floor") == ["aclnnSplitFloor: the two-party golden computes in float64"]
+    folder = tmp_path / "split_floor"
+    shutil.copytree(ROOT / "split_floor", folder)
+    opdef = folder / "op_host" / "split_floor_def.cpp"
+    opdef.write_text(opdef.read_text().replace("ge::DT_BF16, ", ""))
+    assert line_19(folder) == ["aclnnSplitFloor: the two-party golden computes float16 in float32"]

@@ -285,12 +285,15 @@ class _PerDtype:
         self.widen: dict[str, str] = {}
         self.maybe: dict[str, str] = {}
         self.aside = ""  # the first float placed under a branch some registered float does not take
+        self.only: str | None = None  # the float the file being read is written for, if its name says
 
     def done(self) -> bool:
         return len(self.widen) == len(self.floats)
 
-    def read(self, text: str, where) -> None:
-        """Place each widening and each float named in ``text`` (blanked); ``where(pos)`` is its path:line."""
+    def read(self, text: str, where, only: str | None = None) -> None:
+        """Place each widening and each float named in ``text`` (blanked); ``where(pos)`` is its path:line.
+        ``only``: the one float the file is written for (``floor_bf16.h``): what it holds runs for that one."""
+        self.only = only
         regions = _dtype_regions(text, self.inputs) if any(t in text for t in _TYPE_TESTS) else []
         for m in _WIDEN.finditer(text) if "Cast" in text or "Promo" in text or "Promte" in text else ():
             self._place(m.start(), regions, self.widen, where)
@@ -305,6 +308,8 @@ class _PerDtype:
 
     def _place(self, pos, regions, found, where) -> None:
         live = _runs(pos, regions)
+        if self.only is not None:
+            live = frozenset({self.only}) if live is None else live & {self.only}
         if live is None:
             found = self.maybe
         hit = self.floats if live is None else live & self.floats
@@ -325,6 +330,19 @@ class _PerDtype:
             else:
                 out[d] = ("none", self.aside or none_at)
         return out
+
+
+# a kernel file written for one dtype says so at the end of its name: floor_bf16.h, pows_fp32.h
+_FILE_TAGS = {"bf16": "bfloat16", "bfloat16": "bfloat16", "f16": "float16", "fp16": "float16", "half": "float16",
+              "float16": "float16", "f32": "float32", "fp32": "float32", "float": "float32", "float32": "float32"}
+
+
+def file_dtype(path: Path) -> str | None:
+    """The one float a kernel file is written for, by its name's last part (``floor_bf16.h``);
+    None when the name names none or more than one (``lin_space_half_and_float.h``)."""
+    parts = path.stem.lower().split("_")
+    named = {_FILE_TAGS[p] for p in parts if p in _FILE_TAGS}
+    return _FILE_TAGS.get(parts[-1]) if len(parts) > 1 and len(named) == 1 else None
 
 
 def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
@@ -366,7 +384,8 @@ def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
             continue
         text = _code_only(raw)
         if per_wanted:
-            per.read(text, lambda pos, path=path, text=text: f"{at(path)}:{text.count(chr(10), 0, pos) + 1}")
+            per.read(text, lambda pos, path=path, text=text: f"{at(path)}:{text.count(chr(10), 0, pos) + 1}",
+                     file_dtype(path))
         if not wanted:
             continue
         double = double or bool(("double" in text or "float64" in text) and _DOUBLE.search(text))

@@ -310,11 +310,29 @@ def _values(mod: GoldenModule, node: ast.AST | None, ctx: Context, scope: dict[s
         return ctx.input_dtypes(mod, node.value.id)
     if isinstance(node, ast.IfExp):
         taken = evaluate(mod, node.test, ctx, scope)
-        sides = [_values(mod, side, ctx, scope, depth + 1) for side, live in
-                 ((node.body, taken is not False), (node.orelse, taken is not True)) if live]
+        sides = [_narrowed(mod, node.test, side, holds, ctx, scope, depth) for side, holds, live in
+                 ((node.body, True, taken is not False), (node.orelse, False, taken is not True)) if live]
         return None if None in sides else frozenset().union(*sides)
     name = float_dtype(node, scope)
     return frozenset({name}) if name else None
+
+
+def _narrowed(mod: GoldenModule, test: ast.AST, side: ast.AST, holds: bool, ctx: Context, scope: dict[str, ast.AST],
+              depth: int) -> frozenset[str] | None:
+    """``side``'s dtypes where ``test`` is ``holds``: in ``f32 if d == f16 else d`` the ``d`` of the
+    else branch is never float16 (the name tested against one dtype, then taken as it is)."""
+    found = _values(mod, side, ctx, scope, depth + 1)
+    if not (found and isinstance(side, ast.Name) and isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], (ast.Eq, ast.NotEq))):
+        return found
+    left, right = test.left, test.comparators[0]
+    other = right if isinstance(left, ast.Name) and left.id == side.id else \
+        left if isinstance(right, ast.Name) and right.id == side.id else None
+    named = _values(mod, other, ctx, scope, depth + 1) if other is not None else None
+    if named is None or len(named) != 1:
+        return found
+    equal = holds == isinstance(test.ops[0], ast.Eq)
+    return found & named if equal else found - named
 
 
 def _reads_dtype(node: ast.AST) -> bool:
