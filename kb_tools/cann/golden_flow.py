@@ -290,6 +290,10 @@ class _PerDtype:
     def done(self) -> bool:
         return len(self.widen) == len(self.floats)
 
+    def placed(self) -> bool:
+        """Every float has a widening it runs or may run: from here only a Cast can change a value."""
+        return len(self.widen.keys() | self.maybe.keys()) == len(self.floats)
+
     def read(self, text: str, where, only: str | None = None) -> None:
         """Place each widening and each float named in ``text`` (blanked); ``where(pos)`` is its path:line.
         ``only``: the one float the file is written for (``floor_bf16.h``): what it holds runs for that one."""
@@ -303,8 +307,10 @@ class _PerDtype:
         for m in _casts(text):
             if not (tests and m.group(0) == "float" and _TESTED_BEFORE.search(text, max(0, m.start() - 120), m.start())):
                 self._place(m.start(), regions, self.maybe, where)
-            if len(self.widen.keys() | self.maybe.keys()) == len(self.floats):
+            if self.placed():
                 return  # no float is left without a widening it may run
+            if self.only is not None and self.aside and self.only in self.widen.keys() | self.maybe.keys():
+                return  # a file written for one float has placed it: the rest of it places nothing new
 
     def _place(self, pos, regions, found, where) -> None:
         live = _runs(pos, regions)
@@ -379,7 +385,8 @@ def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
         wanted = old and ((not widen and ("Cast" in raw or "Promo" in raw or "Promte" in raw)) or
                           (not any_cast and ("Cast" in raw or "float" in raw)) or
                           (not double and ("double" in raw or "float64" in raw)))
-        per_wanted = not per.done() and ("Cast" in raw or "float" in raw or "Promo" in raw or "Promte" in raw)
+        per_wanted = not per.done() and ("Cast" in raw or "Promo" in raw or "Promte" in raw
+                                         or ("float" in raw and not per.placed()))
         if not (wanted or per_wanted):  # nothing left to find in it: not blanked
             continue
         text = _code_only(raw)
