@@ -319,10 +319,14 @@ class _PerDtype:
         if live is None:
             found = self.maybe
         hit = self.floats if live is None else live & self.floats
+        new = hit - found.keys()
+        if not new and (self.aside or hit == self.floats):
+            return
+        at = where(pos)  # path:line, counted once for this placement
         if not self.aside and hit != self.floats:
-            self.aside = f"{where(pos)}: float only under {', '.join(sorted(hit)) or 'no registered float'}"
-        for d in hit - found.keys():
-            found[d] = where(pos)
+            self.aside = f"{at}: float only under {', '.join(sorted(hit)) or 'no registered float'}"
+        for d in new:
+            found[d] = at
 
     def result(self, none_at: str, has_files: bool, no_source: str) -> dict[str, tuple[str, str]]:
         out = {}
@@ -359,8 +363,14 @@ def kernel_facts(folder: Path, shown: str = "") -> KernelFacts:
     on reading, and following includes, until each registered float has a widening it runs.
     """
 
+    inside = str(folder) + os.sep
+
     def at(path: Path) -> str:
-        return os.path.normpath(Path(shown) / os.path.relpath(path, folder)) if shown else str(path)
+        if not shown:
+            return str(path)
+        text = str(path)  # a file under the folder (most): no relpath, which asks for the working directory
+        rel = text[len(inside):] if text.startswith(inside) else os.path.relpath(path, folder)
+        return os.path.normpath(os.path.join(shown, rel))
 
     dtypes, inputs = set(), set()
     for path in sorted((folder / "op_host").glob("*_def.cpp")) if (folder / "op_host").is_dir() else []:
