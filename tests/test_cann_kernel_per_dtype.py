@@ -142,3 +142,17 @@ def test_the_name_tested_against_a_dtype_is_narrowed_in_the_other_branch(tmp_pat
     opdef = folder / "op_host" / "split_floor_def.cpp"
     opdef.write_text(opdef.read_text().replace("ge::DT_BF16, ", ""))
     assert line_19(folder) == ["aclnnSplitFloor: the two-party golden computes float16 in float32"]
+
+
+def test_a_golden_casting_a_wider_input_down_before_computing_is_narrower_than_the_kernel():
+    findings, _ = judge_golden(ROOT / "narrow_max" / GOLDEN, "golden.py")
+    assert [(f.code, f.line, f.severity) for f in findings] == [("GD103", 11, "error"), ("GD103", 12, "error")]
+    assert "where the OpDef hands it float32" in findings[0].message
+
+
+def test_casting_down_an_input_no_wider_float_reaches_is_fine(tmp_path):
+    folder = tmp_path / "narrow_max"
+    shutil.copytree(ROOT / "narrow_max", folder)
+    opdef = folder / "op_host" / "narrow_max_def.cpp"
+    opdef.write_text(opdef.read_text().replace(", ge::DT_FLOAT}", "}"))
+    assert _findings(folder) == []

@@ -557,6 +557,13 @@ def _judge_golden(mod, entry, rel, kernel, out, opdef):
                                          f"{entry.key}: the two-party golden computes {names} in float32 in {func.name}(), wider than "
                                          f"the kernel's widening for {names} (none, {kernel.widening_of(bare[0])[1]}); {where}",
                                          f"widen only as the kernel does (none for {names}) and narrow at the same points"))
+        elif target in LOW and not exits and (wide := [d for d in _input_floats(call, func, handed)
+                                                       if WIDTH[d] > WIDTH[target] and id(call) in (calls_for(d) or ())]):
+            names = ", ".join(wide)  # the golden rounds a wider input down before computing on it
+            out.append(GoldenFinding(rel, line, "GD103", "error",
+                                     f"{entry.key}: the two-party golden casts its input down to {target} in {func.name}() where "
+                                     f"the OpDef hands it {names}, rounding away what the kernel computes with; {where}",
+                                     "compute on the input in its own dtype (or widened as the kernel widens it); narrow only the result, at exit"))
         elif _wider_than_kernel(target, kernel) and not (exits and _returned_unchanged(call, func)):
             certain = kernel.widening != "unknown" or (target == "float64" and not kernel.names_double)
             severity = "error" if certain else "warning"
@@ -565,6 +572,17 @@ def _judge_golden(mod, entry, rel, kernel, out, opdef):
                                      f"({kernel.widening}, {kernel.widening_at}); {where}",
                                      f"widen only as the kernel does ({'none' if kernel.widening == 'none' else 'float32'}) and narrow at the same points"))
     _narrower_than_kernel(entry, rel, kernel, widens, where, out, opdef, list(reached.values()))
+
+
+def _input_floats(call: ast.Call, func: ast.FunctionDef, handed) -> list[str]:
+    """The floats the OpDef registers for the input a cast converts (``x1.astype("float16")``
+    where ``x1`` is a parameter of ``func`` named as an OpDef input), sorted; none for anything else."""
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if handed is None or not isinstance(receiver, ast.Name):
+        return []
+    params = {a.arg for a in func.args.posonlyargs + func.args.args + func.args.kwonlyargs}
+    inputs = handed()[1]
+    return sorted(d for d in inputs.get(receiver.id, ()) if d in WIDTH) if receiver.id in params else []
 
 
 def _calls_for(mod, entry, opdef, handed, dtype) -> frozenset[int] | None:
