@@ -57,7 +57,13 @@ def absent_api() -> dict[str, str]:
             root = find_root()
         except KbError:  # no KB here: nothing to check kernel names against
             return {}
-    return read_inventory(Path(root) / "kb" / INVENTORY)
+    return read_inventory(_inventory_path(root))
+
+
+@lru_cache(maxsize=4)
+def _inventory_path(root) -> Path:
+    """``root``'s kb/api_inventory.yaml, built once per KB: every implementation file asks."""
+    return Path(root) / "kb" / INVENTORY
 
 
 @lru_cache(maxsize=4)

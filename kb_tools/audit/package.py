@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kb_tools.audit.module import ModuleInfo
+from kb_tools.audit.roles import _stem
 from kb_tools.diagnostics import KbError
 
 MAX_REEXPORTS = 4  # ``from .a import f`` in a package's __init__, re-exported again, ...
@@ -108,7 +109,7 @@ class Tree:
         if not level:
             return module
         base = importer.name.split(".")
-        if Path(importer.path).stem != "__init__":
+        if _stem(importer.path) != "__init__":
             base = base[:-1]
         if level - 1 > len(base):
             return None

@@ -14,12 +14,11 @@ import ast
 import re
 import weakref
 from fnmatch import fnmatchcase
-from pathlib import PurePath
 from types import SimpleNamespace
 
 from kb_tools.audit import classes
 from kb_tools.audit.module import FUNCTION_DEFS, Segments
-from kb_tools.audit.roles import is_test_name
+from kb_tools.audit.roles import is_test_name, _stem
 from kb_tools.audit.tables import DRIVER_NAMES
 from kb_tools.syntax import child_nodes
 
@@ -323,7 +322,7 @@ class Reach:
 def harness(path: str) -> bool:
     """A test or benchmark file calls the delivered wrappers it imports: that makes none of
     its functions a wrapper (a same-file launch still does, as ``ModuleInfo`` reads it)."""
-    stem = PurePath(path).stem
+    stem = _stem(path)
     return stem == "conftest" or is_test_name(stem) or any(fnmatchcase(stem, d) for d in DRIVER_NAMES)
 
 

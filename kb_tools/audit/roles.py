@@ -56,7 +56,7 @@ def imports_framework(aliases: dict[str, str]) -> bool:
 
 
 def _stem(path: str) -> str:
-    """``Path(path).stem``, without building a Path (every audited file asks) where ``path``
+    """``Path(path).stem``, without building a Path (every audited file and relative import asks) where ``path``
     is written as ``str(Path)`` writes it: no ``.`` part, doubled or trailing slash."""
     if path in ("", ".") or "//" in path or "/." in path or path.endswith("/"):
         return Path(path).stem
