@@ -98,6 +98,11 @@ def _said(f: dict) -> str:
     return f["message"] if "Fix:" in f["message"] else f"{f['message']}. Fix: {f['fix']}"
 
 
+def _named(row: dict) -> str:
+    """The operator as a table names it: its folder under the root, or its name when the root is it."""
+    return row["op"] if row["folder"] == "." else row["folder"]
+
+
 def _listed(values: list[str]) -> str:
     return ", ".join(values) or "-"
 
@@ -114,7 +119,7 @@ def to_markdown(report: dict) -> str:
               "| --- | --- | --- | --- | --- | --- | ---: | ---: |"]
     for row in report["operators"]:
         facts = row["facts"]
-        lines.append(f"| {row['folder']} | {row['mode']} | {_listed(facts['dtypes'])} | {_listed(facts['uncovered'])} "
+        lines.append(f"| {_named(row)} | {row['mode']} | {_listed(facts['dtypes'])} | {_listed(facts['uncovered'])} "
                      f"| {_listed(facts['untested'])} | {facts['golden_framework']} | {row['errors']} | {row['warnings']} |")
     lines += ["", "## Findings and problems", ""]
     for row in report["operators"]:
@@ -143,7 +148,7 @@ def to_html(report: dict) -> str:
         items = "".join(f"<li>{esc(p)}</li>" for p in row["problems"])
         items += "".join(f"<li><code>{esc(f['path'])}:{f['line']}</code> {esc(f['code'])}: {esc(_said(f))}</li>"
                          for f in row["findings"])
-        out.append(f"<tr><td>{esc(row['folder'])}</td><td>{esc(row['mode'])}</td>"
+        out.append(f"<tr><td>{esc(_named(row))}</td><td>{esc(row['mode'])}</td>"
                    f"<td>{esc(_listed(row['facts']['uncovered']))}</td><td>{row['errors']}</td><td>{row['warnings']}</td>"
                    f"<td><ul>{items}</ul></td></tr>")
     out.append("</table></body></html>")
