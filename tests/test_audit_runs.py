@@ -33,3 +33,19 @@ def test_three_jobs_report_as_one(tmp_path):
     serial = json_report(audit_files(files, roots=[tmp_path], jobs=1)[0])
     assert json_report(audit_files(files, roots=[tmp_path], jobs=3)[0]) == serial
     assert '"line": 17' in serial  # the helper's line, reached from every file's wrappers
+
+
+def test_a_long_audit_says_how_far_it_is_on_a_terminal_only(tmp_path, monkeypatch, capsys):
+    import sys
+
+    from kb_tools.cli import main
+
+    for i in range(200):
+        (tmp_path / f"m{i:03}.py").write_text(f"X{i} = {i}\n")
+    main(["audit", str(tmp_path), "--jobs", "2"])
+    assert "kbt audit: 200/200 files" not in capsys.readouterr().err  # a pipe gets the report alone
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    main(["audit", str(tmp_path), "--jobs", "2"])
+    err = capsys.readouterr().err
+    said = [line for line in err.splitlines() if line.startswith("kbt audit: ") and line.endswith(" files")]
+    assert 1 < len(said) <= 11 and said[-1] == "kbt audit: 200/200 files"  # about a line per tenth

@@ -37,7 +37,7 @@ def run(args):
     from pathlib import Path
 
     from kb_tools.audit import select_codes
-    from kb_tools.audit.batch import audit_files
+    from kb_tools.audit.batch import audit_files_beside
     from kb_tools.audit.codes import RULES
     from kb_tools.audit.discover import python_files
     from kb_tools.audit.kernel_rules import absent_api, inventory_of
@@ -52,9 +52,10 @@ def run(args):
     roots = [p for p in args.paths if Path(p).is_dir()]
     with inventory_of(_kb_root(args)):
         absent_api()  # a broken kb/api_inventory.yaml is one line here, not one per file (or its rule silently off)
-        results, errors, opaque = audit_files(python_files(args.paths, args.exclude), roots=roots, jobs=args.jobs,
-                                              wrapper_patterns=args.wrapper_pattern, launchers=args.launcher, select=codes,
-                                              families=families, policy=args.policy)
+        results, errors, opaque, _ = audit_files_beside(python_files(args.paths, args.exclude), None, roots=roots,
+                                                        jobs=args.jobs, progress=_progress(), wrapper_patterns=args.wrapper_pattern,
+                                                        launchers=args.launcher, select=codes, families=families,
+                                                        policy=args.policy)
     for line in errors:
         print(line, file=sys.stderr)
     unusable = len(errors)
@@ -103,6 +104,22 @@ def run(args):
           + (f"; checked only {len(codes)} of {len(RULES)} rules (--select {args.select})" if args.select is not None else ""),
           file=summary)
     return EXIT_FINDINGS if findings > warnings or unusable else EXIT_OK
+
+
+def _progress():
+    """How far a long audit is, on a terminal only (a pipe or a file gets the report alone): a
+    line each time another tenth of the files is done."""
+    import sys
+
+    if not sys.stderr.isatty():
+        return None
+    said = [0]
+
+    def say(done: int, files: int) -> None:
+        if files >= 200 and (done == files or done - said[0] >= files // 10):
+            said[0] = done
+            print(f"kbt audit: {done}/{files} files", file=sys.stderr, flush=True)
+    return say
 
 
 def _kb_root(args):
