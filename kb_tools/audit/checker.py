@@ -70,6 +70,7 @@ class Frame:
     launches: bool  # does this function launch on some path (directly or via helpers)?
     evidence: set[str]
     kernel_names: set[str]
+    known: set[str]  # the names a call launches through: the module's launchers and these kernels
     called_at: tuple[int, int] | None = None  # the call site in the calling frame
     returns: list = field(default_factory=list)
     return_counts: frozenset = frozenset()
@@ -110,6 +111,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         self.nested = 0  # inside a nested def or lambda: launches there are not this call's
         self.pair_contiguous = False
         self.frames: list[Frame] = []
+        self.frame: Frame | None = None  # the top of ``frames``, kept beside it (read at every node)
         self.helper_walks = 0
         self.kernels_seen: dict[str, tuple[int, int]] = {}  # each kernel launched, in launch order
         self.counts = frozenset({0})
@@ -119,14 +121,13 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             self.torch_decorator(dec)
             self.decorator(dec)
         self.block(wrapper.body)
-        frame = self.frames.pop()
+        frame = self.frame
         self.end_counts = frame.return_counts | self.counts
         self.returns = frame.returns + ([P] if self.counts else [])
-        self.frames.append(frame)  # findings below are the wrapper's own
-        if frame.launches and 0 in self.counts:
+        if frame.launches and 0 in self.counts:  # findings here are the wrapper's own
             self.emit((wrapper.lineno, wrapper.col_offset), *wb109.end_without_launch(wrapper.name))
         self.scratch(frame)
-        self.frames.pop()
+        self.pop()
 
     def scratch(self, frame: Frame) -> None:
         """A torch.empty the function (the wrapper, or a helper it runs) never hands back: a
@@ -139,22 +140,25 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
     def enter(self, fn, given: dict | None, called_at=None) -> dict:
         launchers = self.module.launchers
         kernels = self.module.local_kernels(fn)
+        known = launchers | kernels
         evidence = self.module.evidence.get(id(fn))
         if evidence is None:
-            evidence = self.module.evidence[id(fn)] = tensor_evidence(fn, self.module.index, launchers | kernels,
-                                                                       self.aliases)
+            evidence = self.module.evidence[id(fn)] = tensor_evidence(fn, self.module.index, known, self.aliases)
         elements = self.module.elements.get(id(fn))
         if elements is None:
             elements = self.module.elements[id(fn)] = element_evidence(fn, self.module.index)
-        frame = Frame(fn, fn.name, self.module.launches(fn), evidence, kernels, called_at, elements=elements)
+        frame = Frame(fn, fn.name, self.module.launches(fn), evidence, kernels, known, called_at, elements=elements)
         self.frames.append(frame)
+        self.frame = frame
         # `alloc=torch.empty`: a call of the parameter is that allocation, unless the caller passed another
         self.aliases.update({p: q for p, q in injected_allocators(fn, self.aliases).items() if p not in (given or {})})
         return self.param_kinds(fn, given or {}, frame.evidence)
 
-    @property
-    def frame(self) -> Frame:
-        return self.frames[-1]
+    def pop(self) -> Frame:
+        """The walk of the top frame's function ends: the one below it is walked again."""
+        frame = self.frames.pop()
+        self.frame = self.frames[-1] if self.frames else None
+        return frame
 
     # -- statements ---------------------------------------------------------------------
 
@@ -822,8 +826,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
         if kind != U:
             return kind
         if isinstance(arg, ast.Lambda):
-            names = self.module.launchers | self.frame.kernel_names
-            launches = any(isinstance(n, ast.Call) and launch_target(n, names) for n in walk_nodes(arg.body))
+            launches = any(isinstance(n, ast.Call) and launch_target(n, self.frame.known) for n in walk_nodes(arg.body))
             return K if launches else kind
         if isinstance(arg, ast.Name) and arg.id not in self.env:
             fn = self.frame.local_defs.get(arg.id) or self.module.helpers.get(arg.id)
@@ -851,7 +854,7 @@ class WrapperAudit(KindFlow, LaunchCounting, HostOperations):
             frame.path = self.parsed.path
         self.block(fn.body)
         self.scratch(frame)
-        self.frames.pop()
+        self.pop()
         self.module, self.parsed, self.aliases = saved
         return frame
 

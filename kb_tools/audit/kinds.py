@@ -12,7 +12,6 @@ unpacking it gives each name its own kind. A tensor on any path is a tensor.
 from __future__ import annotations
 
 T, P, S, U, K, C, O = "T", "P", "S", "U", "K", "C", "O"
-_PLAIN = frozenset((T, P, S, U, K, C, O))  # kinds that join with themselves to themselves
 
 # Names that hold a dtype, a device or a shape, never a tensor.
 METADATA_SUFFIXES = ("dtype", "device", "shape")
@@ -52,18 +51,27 @@ def is_python(kind) -> bool:
 
 
 def merge_envs(envs: list[dict]) -> dict:
-    """Join the name kinds of the branches that reach the join point. Most names hold the
-    same plain kind on every branch, and keep it without a join (branches copy the state
-    they start from, so a function's every name is merged at each join)."""
+    """Join the name kinds of the branches that reach the join point. Branches copy the state
+    they start from, so most names hold the same kind on every branch: such a name keeps it
+    without a join (the join of equal kinds, or of one kind alone, is that kind), and only the
+    names whose kinds differ are joined, over the branches that bind them."""
     if len(envs) == 1:
         return envs[0]
-    names = set().union(*envs)
-    out = {}
-    for n in names:
-        kinds = [e[n] for e in envs if n in e]
-        first = kinds[0]
-        out[n] = first if first.__class__ is str and first in _PLAIN and kinds.count(first) == len(kinds) else join(*kinds)
+    out = dict(envs[0])
+    differ = set()
+    for env in envs[1:]:
+        for n, kind in env.items():
+            old = out.get(n, _UNBOUND)
+            if old is _UNBOUND:
+                out[n] = kind
+            elif old is not kind and old != kind:
+                differ.add(n)
+    for n in differ:
+        out[n] = join(*[e[n] for e in envs if n in e])
     return out
+
+
+_UNBOUND = object()  # a name a branch does not bind
 
 
 def metadata_name(name: str) -> bool:

@@ -45,7 +45,7 @@ class LaunchCounting:
 
     def target(self, call) -> str | None:
         """The kernel ``call`` launches (``module.launch_target``, dispatch tables read)."""
-        return launch_target(call, self.module.launchers | self.frame.kernel_names, self.module.tables, self.frame.fn)
+        return launch_target(call, self.frame.known, self.module.tables, self.frame.fn)
 
     def is_launch(self, call) -> bool:
         if self.target(call):
@@ -68,7 +68,7 @@ class LaunchCounting:
         self.expr(call.func)
         counts0, ends, kinds = self.counts, [], []
         unknown = site.table.unknown
-        kernels = self.module.launchers | self.frame.kernel_names
+        kernels = self.frame.known
         seen0, seen = self.kernels_seen, {}
         for member in site.table.members:
             self.counts = counts0
