@@ -7,7 +7,6 @@ top-level classes, or from a class another audited module defines (``package.Tre
 from __future__ import annotations
 
 import ast
-from weakref import WeakKeyDictionary
 
 from kb_tools.audit.names import dotted, qualname
 from kb_tools.syntax import walk_nodes
@@ -16,12 +15,10 @@ FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 MAX_BASES = 16  # classes of one module looked at for an autograd.Function base (a cycle of bases ends)
 MAX_CLASS_HOPS = 4  # re-exports followed to find an imported class (package __init__ files)
 
-_classes: WeakKeyDictionary = WeakKeyDictionary()  # ModuleInfo -> its tables, gone with it
-
-
 def _tables(info) -> tuple[dict[str, ast.ClassDef], dict[int, ast.ClassDef]]:
-    """(top-level classes by name, the class of each method) of one module, read once."""
-    got = _classes.get(info)
+    """(top-level classes by name, the class of each method) of one module, read once and kept
+    on its ``ModuleInfo`` (asked at most calls the walk meets: a weak table's lookup cost more)."""
+    got = info.class_tables
     if got is not None:
         return got
     by_name, owner = {}, {}
@@ -31,7 +28,7 @@ def _tables(info) -> tuple[dict[str, ast.ClassDef], dict[int, ast.ClassDef]]:
             for item in node.body:
                 if isinstance(item, FUNCTION_DEFS):
                     owner[id(item)] = node
-    _classes[info] = (by_name, owner)
+    info.class_tables = (by_name, owner)
     return by_name, owner
 
 

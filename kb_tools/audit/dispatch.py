@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from weakref import WeakKeyDictionary, ref
+from weakref import ref
 
 from kb_tools.audit import classes
 from kb_tools.audit.names import dotted
@@ -24,7 +24,6 @@ from kb_tools.audit.names import dotted
 MAX_NESTING = 4  # a table of tables of ... deeper than this is unknown
 CONTAINERS = ("ModuleList", "ModuleDict", "Sequential", "ParameterList", "ParameterDict")  # torch.nn's
 UNKNOWN = "a dispatch table with values not followed"
-_tables: WeakKeyDictionary = WeakKeyDictionary()  # NodeIndex -> its Tables, gone with it
 
 
 @dataclass(frozen=True)
@@ -127,7 +126,7 @@ class Tables:
     """The dispatch tables of one module, and the call sites that go through them."""
 
     def __init__(self, index, aliases: dict[str, str] | None = None):
-        self._index = ref(index)  # not the index itself: the cache it is kept in holds it weakly
+        self._index = ref(index)  # not the index itself, which keeps these tables (no cycle to collect)
         self._aliases = aliases if aliases is not None else {}  # the module's, filled as it is read
         tree = index.tree
         self._classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
@@ -149,9 +148,9 @@ class Tables:
     @staticmethod
     def of(index, aliases: dict[str, str] | None = None) -> Tables:
         """The tables of the module ``index`` holds (``aliases``: its imports, given by the first caller)."""
-        got = _tables.get(index)
+        got = index.tables
         if got is None:
-            got = _tables[index] = Tables(index, aliases)
+            got = index.tables = Tables(index, aliases)
         return got
 
     def _scope(self, fn) -> tuple[set, dict]:

@@ -119,7 +119,7 @@ def _stored_tensors(backward, index: NodeIndex, aliases: dict[str, str]) -> set[
     from a tensor: a parameter annotated as one, a name they read tensor metadata or a
     tensor-only method from, or a torch call that makes one. (Being handed to a launch is too
     weak here: Triton kernels take numbers and flags as well.)"""
-    owner = next((c for c in index.of(ast.ClassDef) if backward in c.body), None)
+    owner = _class_holding(backward, index)
     out = set()
     for method in (owner.body if owner is not None else ()):
         params = method.args.posonlyargs + method.args.args if isinstance(method, ast.FunctionDef) else []
@@ -142,6 +142,12 @@ def _stored_tensors(backward, index: NodeIndex, aliases: dict[str, str]) -> set[
                 if value.id in shown:
                     out.add(target.attr)
     return out
+
+
+def _class_holding(method, index: NodeIndex) -> ast.ClassDef | None:
+    """The class whose body defines ``method``: a top-level one is found without walking the module."""
+    top = next((c for c in index.tree.body if c.__class__ is ast.ClassDef and method in c.body), None)
+    return top if top is not None else next((c for c in index.of(ast.ClassDef) if method in c.body), None)
 
 
 def _shown_tensors(fn, params, index: NodeIndex) -> set[str]:

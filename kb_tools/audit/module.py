@@ -240,6 +240,7 @@ class ModuleInfo:
         self.kernels: dict[str, tuple[ast.FunctionDef, str]] = {}
         self.functions: list[FunctionInfo] = []
         self.index = NodeIndex(tree)  # the module's and its functions' nodes, walked once, when first asked
+        self.class_tables = None  # its top-level classes and their methods (``classes``), when first asked
         self.text = text  # the source, when given: a rule may look for a name in it before walking
         self.tables = Tables.of(self.index, self.aliases)  # dispatch tables: calls through them call their values
         self._scan(tree.body, top=True)

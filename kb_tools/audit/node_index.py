@@ -25,6 +25,7 @@ class NodeIndex:
         self._statements: list[ast.AST] | None = None
         self._within: dict[int, list[ast.AST]] = {}  # id(function) -> its nodes, the function first
         self._groups: dict[int, dict[type, list[ast.AST]]] = {}  # id(function) or 0 (the module) -> nodes by class
+        self.tables = None  # the module's dispatch tables (``dispatch.Tables.of``), when first asked
 
     @property
     def nodes(self) -> list[ast.AST]:
