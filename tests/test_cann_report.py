@@ -5,7 +5,7 @@ import json
 import shutil
 from pathlib import Path
 
-from kb_tools.cann.report import build_report, is_cann_repository
+from kb_tools.outputs.cann_report import build_report, is_cann_repository
 from kb_tools.cli import main
 
 ROOT = Path(__file__).parent / "fixtures" / "cann_golden"
@@ -33,7 +33,7 @@ def test_one_run_says_what_spec_and_audit_say_for_any_number_of_jobs(tmp_path):
     from kb_tools.audit.discover import python_files
     from kb_tools.audit.families import FamilyOptions
     from kb_tools.audit.report import json_report
-    from kb_tools.cann.repository import read_repository
+    from kb_tools.audit.cann_repository import read_repository
     from kb_tools.commands.spec import read_all
 
     repo = tmp_path / "repo"

@@ -19,7 +19,7 @@ def run(args):
     from kb_tools.contract.specs import spec_files
 
     ops = Path(args.ops)
-    from kb_tools.cann.report import is_cann_repository
+    from kb_tools.outputs.cann_report import is_cann_repository
 
     if is_cann_repository(ops):  # a CANN operator repository: one golden report, not a catalog build
         return _cann_report(ops, Path(args.output))
@@ -36,10 +36,10 @@ def run(args):
 
 def _cann_report(root, output):
     """``kbt build REPO`` on a CANN repository: every operator's facts and every file's findings
-    in one run, one report (kb_tools.cann.report), worst first."""
+    in one run, one report (kb_tools.outputs.cann_report), worst first."""
     import sys
 
-    from kb_tools.cann.report import build_report, write_report
+    from kb_tools.outputs.cann_report import build_report, write_report
     from kb_tools.diagnostics import EXIT_FINDINGS, EXIT_OK
 
     def progress(done, files):

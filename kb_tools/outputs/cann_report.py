@@ -1,7 +1,7 @@
 """One report for a whole CANN operator repository: per operator its facts (``kbt spec``'s),
 its findings (``kbt audit``'s, on every Python file in its folder) and its coverage, totals per
 category, worst offenders first; written as JSON, Markdown and HTML. The repository is read in
-one run (``kb_tools.cann.repository``).
+one run (``kb_tools.audit.cann_repository``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kb_tools.audit.codes import RULES
 from kb_tools.cann.folder import GOLDEN, find_operators
-from kb_tools.cann.repository import read_repository
+from kb_tools.audit.cann_repository import read_repository
 
 REPORT_NAMES = ("cann-report.json", "cann-report.md", "cann-report.html")
 
