@@ -27,7 +27,7 @@ from kb_tools.kb.pages import load_kb
 from kb_tools.kb.units import units
 from kb_tools.kb.values import judge, load_values
 from kb_tools.lint import run_lint
-from tests.conftest import copy_repo
+from conftest import copy_repo
 
 SEEDS = (3, 17, 2026)
 PLANTS_PER_SEED = 30

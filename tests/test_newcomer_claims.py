@@ -11,8 +11,8 @@ import shutil
 import pytest
 
 from kb_tools.audit.claims import claimed_roles
-from tests.conftest import REPO
-from tests.test_newcomer_guide import GUIDE, guide_steps
+from conftest import REPO
+from test_newcomer_guide import GUIDE, guide_steps
 
 FIXTURE = REPO / "tests" / "fixtures" / "newcomer" / "project"
 

@@ -136,7 +136,7 @@ def test_a_gap_or_an_undeclared_criterion_is_an_error_with_its_line_and_the_fix(
 
 def test_every_shipped_spec_has_a_criterion_for_each_dtype(kbt, tmp_path):
     from kb_tools.contract.specs import load_spec, spec_files
-    from tests.conftest import REPO
+    from conftest import REPO
 
     for path in spec_files(REPO / "ops"):
         assert load_spec(path).criterion_gaps() == [], path

@@ -18,7 +18,7 @@ import shlex
 import subprocess
 import sys
 
-from tests.conftest import REPO
+from conftest import REPO
 
 GUIDE = REPO / "docs" / "bring-your-own-operator.md"
 PROGRAMS = {"kbt": [sys.executable, "-m", "kb_tools"], "python": [sys.executable]}
