@@ -60,6 +60,16 @@ def test_kbt_build_on_a_cann_repository_writes_three_reports(tmp_path, capsys):
     assert "7 CANN operators" in capsys.readouterr().out
 
 
+def test_a_golden_nothing_can_read_fails_the_build(tmp_path):
+    repo = tmp_path / "repo" / "math"
+    shutil.copytree(ROOT / "math" / "mean_two_good", repo / "mean_two_good")
+    golden = repo / "mean_two_good" / "tests" / "assets" / "golden.py"
+    golden.write_bytes("# 中文\n".encode("gbk") + golden.read_bytes())  # GBK, no coding line: Python cannot read it
+    assert main(["build", str(tmp_path / "repo"), "-o", str(tmp_path / "out")]) == 1
+    report = json.loads((tmp_path / "out" / "cann-report.json").read_text())
+    assert report["unusable"] == 1 and "AU006" in report["operators"][0]["problems"][0]
+
+
 def test_a_clean_repository_exits_zero_and_the_catalog_is_not_cann(tmp_path):
     shutil.copytree(ROOT / "math" / "mean_two_good", tmp_path / "repo" / "math" / "mean_two_good")
     assert main(["build", str(tmp_path / "repo"), "-o", str(tmp_path / "out")]) == 0

@@ -90,7 +90,8 @@ def build_report(root: Path, *, jobs: int | None = None, progress=None) -> dict:
         t["untested"] += bool(row["facts"]["untested"])
         t["problems"] += bool(row["problems"])
     return {"root": root.as_posix(), "operators": rows, "categories": dict(sorted(totals.items())),
-            "outside": {"findings": findings.get(None, []), "problems": unusable.get(None, [])}}
+            "outside": {"findings": findings.get(None, []), "problems": unusable.get(None, [])},
+            "unusable": len(reading.errors)}
 
 
 def _said(f: dict) -> str:
