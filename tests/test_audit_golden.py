@@ -110,3 +110,18 @@ def test_a_local_module_made_between_two_audits_is_found_by_the_second(tmp_path)
     assert codes_of() == []  # no moe.py yet: an installed package
     (tmp_path / "moe.py").write_text(MOE_IMPL)
     assert codes_of() == ["GD101"]
+
+
+def test_a_local_module_that_starts_defining_kernels_is_seen_by_the_next_audit(tmp_path):
+    """A long-lived process (the MCP server, a notebook) audits again after an edit: what a
+    local module defines, and the spec beside a file, are read afresh for each audit."""
+    from kb_tools.audit import audit_path
+    from kb_tools.audit.families import FamilyOptions
+
+    (tmp_path / "moe.py").write_text("import torch\n\n\ndef golden_moe(x):\n    return torch.relu(x)\n")
+    src = tmp_path / "fwd_golden.py"
+    src.write_text("import torch\nfrom moe import golden_moe\n\n\ndef golden(x):\n    return golden_moe(x)\n")
+    codes_of = lambda: [f.code for f in audit_path(src, families=FamilyOptions()).findings]
+    assert codes_of() == []
+    (tmp_path / "moe.py").write_text(MOE_IMPL)
+    assert codes_of() == ["GD101"]

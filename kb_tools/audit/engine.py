@@ -293,6 +293,9 @@ def place(path: str, text: str, reached: Reached, select: set[str] | None, polic
 def audit_path(path: Path | str, **options) -> AuditResult:
     """Read a file (one clear error if it cannot be used) and audit it; never imports it.
     An empty file holds no wrapper and is fine."""
+    from kb_tools.audit.family_context import one_run
+
     shown = str(path)
     text = read_text(Path(path), code_prefix="AU", limit=MAX_AUDIT_BYTES)
-    return audit_source(text, shown, **options)
+    with one_run():  # what it reads of other files (a local module, a spec) is read for this audit
+        return audit_source(text, shown, **options)

@@ -77,6 +77,17 @@ class FileContext:
         return self.spec.wrapper.rsplit("/", 1)[-1].removesuffix(".py") if self.spec and self.spec.wrapper else None
 
 
+_RUN_CACHES: list = []  # lru_cache'd readers of files (a spec, a local module), emptied as each run begins
+
+
+def per_run(cached):
+    """Register an ``lru_cache``'d reader of files: it answers from memory within a run only, so
+    a long-lived process (the MCP server, a notebook) sees a file edited between two runs."""
+    _RUN_CACHES.append(cached)
+    return cached
+
+
+@per_run
 @lru_cache(maxsize=256)
 def _load(path: Path) -> OpSpec | None:
     try:
@@ -93,11 +104,18 @@ _LISTED: dict[Path, frozenset[str]] = {}  # in one run: folder -> the names in i
 @contextmanager
 def one_run():
     """While a run audits many files, a folder found to hold no spec for any of them (nothing
-    above it either: ``discovery.holds_no_spec``) is not searched again for each file."""
+    above it either: ``discovery.holds_no_spec``) is not searched again for each file, and the
+    readers of files registered with ``per_run`` start empty. Inside a run, a nested one is the
+    same run."""
     global _EMPTY
+    if _EMPTY is not None:
+        yield
+        return
     _EMPTY = {}
     _CLEAR.clear()
     _LISTED.clear()
+    for cached in _RUN_CACHES:
+        cached.cache_clear()
     try:
         yield
     finally:
@@ -152,6 +170,7 @@ def find_spec(path: str) -> OpSpec | None:
     return _discovered(str(here))
 
 
+@per_run
 @lru_cache(maxsize=1024)
 def _discovered(path: str) -> OpSpec | None:
     """Not found by name: the spec the other commands would find (a KB_SELECTION.json above,

@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from kb_tools.audit.casts import cast_target
-from kb_tools.audit.family_context import FileContext
+from kb_tools.audit.family_context import FileContext, per_run
 from kb_tools.audit.roles import KERNEL_FRAMEWORKS
 from kb_tools.syntax import walk_nodes
 
@@ -20,6 +20,7 @@ FRAMEWORK_IMPORT = re.compile(rf"^\s*(?:import|from)\s+(?:{'|'.join(KERNEL_FRAME
 JIT_DECORATOR = re.compile(r"^\s*@\s*[\w.]*\bjit\b", re.M)
 
 
+@per_run
 @lru_cache(maxsize=1024)
 def defines_kernels(path: Path) -> bool:
     """Whether a local module holds device code: it imports a kernel framework and decorates
