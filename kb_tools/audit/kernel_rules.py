@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
+from kb_tools.audit.family_context import per_run
 from kb_tools.audit.names import dotted
 
 INVENTORY = "api_inventory.yaml"  # under kb/
@@ -66,6 +67,7 @@ def _inventory_path(root) -> Path:
     return Path(root) / "kb" / INVENTORY
 
 
+@per_run
 @lru_cache(maxsize=4)
 def read_inventory(path: Path) -> dict[str, str]:
     """An inventory's table; empty where the KB has none. One that is there but broken (not
