@@ -15,38 +15,32 @@ from kb_tools.audit.codes import RULES
 from kb_tools.audit.discover import python_files
 from kb_tools.audit.engine import AuditResult
 from kb_tools.audit.families import FamilyOptions
-from kb_tools.cann.folder import GOLDEN, OperatorFacts, find_operators, read_operator
+from kb_tools.cann.folder import GOLDEN, OperatorFacts, listed_operators, read_listed
+from kb_tools.diagnostics import Diagnostic
 
 
 @dataclass
 class RepositoryReading:
     """The facts of each operator folder (in folder order), the audit's result for each usable
-    Python file, and one line for each file the audit could not use."""
+    Python file, and one diagnostic for each file the audit could not use."""
 
-    root: Path
     facts: list[OperatorFacts]
     results: list[AuditResult]
-    errors: list[str]
+    errors: list[Diagnostic]
 
 
 def _facts(item, trees: dict) -> OperatorFacts:
-    folder, shown, rel = item
-    facts = read_operator(folder, shown, kernel=False, golden_tree=trees.get(folder / GOLDEN))
-    facts.folder = rel
-    return facts
+    return read_listed(item, trees.get(item[0] / GOLDEN))
 
 
 def read_repository(root: Path, *, jobs: int | None = None, progress=None) -> RepositoryReading:
     """Read ``root`` (a repository, a category or one operator folder) whole, as ``kbt spec`` and
     ``kbt audit`` would with their defaults; ``progress(files done, files)`` as runs finish."""
     given = root.as_posix()
-    folders = find_operators(root)
-    items = []
-    for folder in folders:
-        rel = folder.relative_to(root).as_posix()
-        items.append((folder, given if rel == "." else f"{given.rstrip('/')}/{rel}", rel))
+    items = listed_operators(given)
+    folders = [folder for folder, _, _ in items]
     beside = Beside(items, folders, frozenset(f / GOLDEN for f in folders), _facts)
     results, errors, _, facts = audit_files_beside(python_files([given]), beside, roots=[root], jobs=jobs,
                                                    progress=progress, families=FamilyOptions(),
                                                    select=set(RULES), policy="strict")
-    return RepositoryReading(root, facts, results, errors)
+    return RepositoryReading(facts, results, errors)

@@ -14,6 +14,7 @@ from pathlib import Path
 from kb_tools.audit import reach
 from kb_tools.audit.checker import WrapperAudit
 from kb_tools.audit.codes import RULES, SELECT_EXAMPLE
+from kb_tools.audit.family_context import one_run
 from kb_tools.audit.findings import RawFinding
 from kb_tools.audit.kinds import is_tensor
 from kb_tools.audit.module import DEFAULT_WRAPPER_GLOB, ModuleInfo
@@ -293,8 +294,6 @@ def place(path: str, text: str, reached: Reached, select: set[str] | None, polic
 def audit_path(path: Path | str, **options) -> AuditResult:
     """Read a file (one clear error if it cannot be used) and audit it; never imports it.
     An empty file holds no wrapper and is fine."""
-    from kb_tools.audit.family_context import one_run
-
     shown = str(path)
     text = read_text(Path(path), code_prefix="AU", limit=MAX_AUDIT_BYTES)
     with one_run():  # what it reads of other files (a local module, a spec) is read for this audit

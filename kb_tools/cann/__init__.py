@@ -16,7 +16,7 @@ The folder as opkb's spec is ``kb_tools.contract.cann_spec.as_spec``; its judged
 ``kb_tools.audit.cann_goldens`` (this room stands below both).
 """
 
-from kb_tools.cann.folder import OperatorFacts, find_operators, read_operator
+from kb_tools.cann.folder import OperatorFacts, find_operators, listed_operators, read_listed, read_operator
 
 
-__all__ = ["OperatorFacts", "find_operators", "read_operator"]
+__all__ = ["OperatorFacts", "find_operators", "listed_operators", "read_listed", "read_operator"]

@@ -112,6 +112,27 @@ def read_operator(folder, shown: str | None = None, *, kernel: bool = True, gold
     return facts
 
 
+def listed_operators(path: str) -> list[tuple[Path, str, str]]:
+    """(folder, the folder as printed, the folder relative to ``path`` in posix form) for each
+    operator under ``path`` as the user gave it, sorted."""
+    base = Path(path)
+    items = []
+    for folder in find_operators(base):
+        rel = folder.relative_to(base).as_posix()
+        shown = path.rstrip("/") or "/" if rel == "." else (f"{path.rstrip('/')}/{rel}" if path not in (".", "") else rel)
+        items.append((folder, shown, rel))
+    return items
+
+
+def read_listed(item: tuple[Path, str, str], golden_tree=None) -> OperatorFacts:
+    """The facts ``kbt spec`` prints for one ``listed_operators`` item: its folder relative to the
+    path given (sources stay openable paths), no kernel widening."""
+    folder, shown, rel = item
+    facts = read_operator(folder, shown, kernel=False, golden_tree=golden_tree)
+    facts.folder = rel
+    return facts
+
+
 def is_operator(folder: Path) -> bool:
     return (folder / "op_host").is_dir() and not (folder / "op_host").is_symlink()
 

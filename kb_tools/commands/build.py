@@ -39,7 +39,7 @@ def _cann_report(root, output):
     in one run, one report (kb_tools.outputs.cann_report), worst first."""
     import sys
 
-    from kb_tools.outputs.cann_report import build_report, write_report
+    from kb_tools.outputs.cann_report import build_report, said, write_report
     from kb_tools.diagnostics import EXIT_FINDINGS, EXIT_OK
 
     def progress(done, files):
@@ -51,8 +51,7 @@ def _cann_report(root, output):
     rows = report["operators"]
     for row in rows[:10]:  # the worst ten, each finding on its own path:line line
         for f in row["findings"]:
-            said = f["message"] if "Fix:" in f["message"] else f"{f['message']}. Fix: {f['fix']}"
-            print(f"{(root / f['path']).as_posix()}:{f['line']}: {f['code']} {f['severity']}: {said}")  # openable from here
+            print(f"{(root / f['path']).as_posix()}:{f['line']}: {f['code']} {f['severity']}: {said(f)}")  # openable from here
     problems = [p for r in rows for p in r["problems"]] + report["outside"]["problems"]
     for line in problems:
         print(" ".join(line.split()), file=sys.stderr)

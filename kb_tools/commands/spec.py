@@ -16,32 +16,19 @@ def configure(parser):
     parser.add_argument("--jobs", type=int, default=0, help="worker processes (default: the CPUs; 1: serial)")
 
 
-def _read(item):
-    from kb_tools.cann import read_operator
-    folder, shown, rel = item
-    facts = read_operator(folder, shown, kernel=False)  # the widening is not one of spec's facts
-    facts.folder = rel  # the JSON's folder is relative to PATH; sources stay openable paths
-    return facts
-
-
 def _read_run(items):
-    return [_read(item) for item in items]
+    from kb_tools.cann import read_listed
+
+    return [read_listed(item) for item in items]
 
 
 def read_all(path: str, jobs: int = 0, progress=None):
     """OperatorFacts for every operator under ``path``, in folder order whatever ``jobs`` is."""
     import os
-    from pathlib import Path
 
-    from kb_tools.cann import find_operators
+    from kb_tools.cann import listed_operators, read_listed
 
-    base = Path(path)
-    folders = find_operators(base)
-    items = []
-    for f in folders:
-        rel = f.relative_to(base).as_posix()
-        shown = path.rstrip("/") or "/" if rel == "." else (f"{path.rstrip('/')}/{rel}" if path not in (".", "") else rel)
-        items.append((f, shown, rel))
+    items = listed_operators(path)
     jobs = jobs or os.cpu_count() or 1
     out = []
     if jobs > 1 and len(items) >= PARALLEL_FROM:
@@ -56,7 +43,7 @@ def read_all(path: str, jobs: int = 0, progress=None):
                     progress(len(out), len(items))
     else:
         for i, item in enumerate(items, 1):
-            out.append(_read(item))
+            out.append(read_listed(item))
             if progress:
                 progress(i, len(items))
     return out

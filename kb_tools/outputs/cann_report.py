@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 import json
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from kb_tools.audit.codes import RULES
 from kb_tools.cann.folder import GOLDEN, find_operators
@@ -36,12 +36,10 @@ def _finding(f, root: Path) -> dict:
             "severity": RULES[f.code].level, "message": f.message, "fix": f.fix}
 
 
-def _owner(rel: str, folders: list[str]) -> str | None:
-    """The operator folder a file (relative to the root) lies in, None outside every one."""
-    for folder in folders:
-        if folder == "." or rel.startswith(folder + "/"):
-            return folder
-    return None
+def _owner(rel: str, folders: set[str]) -> str | None:
+    """The operator folder a file (relative to the root) lies in, None outside every one: the
+    nearest of its folders that is one."""
+    return next((f for f in (p.as_posix() for p in PurePosixPath(rel).parents) if f in folders), None)
 
 
 def _once(read: list[str], unusable: list[str]) -> list[str]:
@@ -55,7 +53,7 @@ def build_report(root: Path, *, jobs: int | None = None, progress=None) -> dict:
     """The report's data: operators worst first, totals per category, and the findings in files
     outside every operator folder."""
     reading = read_repository(root, jobs=jobs, progress=progress)
-    folders = sorted((f.folder for f in reading.facts), key=len, reverse=True)  # the deepest folder owns a file
+    folders = {f.folder for f in reading.facts}
     findings: dict[str | None, list[dict]] = {}
     for result in reading.results:
         rel = _relative(result.path, root)
@@ -94,7 +92,7 @@ def build_report(root: Path, *, jobs: int | None = None, progress=None) -> dict:
             "unusable": len(reading.errors)}
 
 
-def _said(f: dict) -> str:
+def said(f: dict) -> str:
     """A finding's message with its fix, once (a CANN golden's message carries its own)."""
     return f["message"] if "Fix:" in f["message"] else f"{f['message']}. Fix: {f['fix']}"
 
@@ -125,12 +123,12 @@ def to_markdown(report: dict) -> str:
     lines += ["", "## Findings and problems", ""]
     for row in report["operators"]:
         lines += [f"- {p}" for p in row["problems"]]
-        lines += [f"- `{f['path']}:{f['line']}` {f['code']} ({f['severity']}): {_said(f)}" for f in row["findings"]]
+        lines += [f"- `{f['path']}:{f['line']}` {f['code']} ({f['severity']}): {said(f)}" for f in row["findings"]]
     outside = report["outside"]
     if outside["findings"] or outside["problems"]:
         lines += ["", "## Outside every operator folder", ""]
         lines += [f"- {p}" for p in outside["problems"]]
-        lines += [f"- `{f['path']}:{f['line']}` {f['code']} ({f['severity']}): {_said(f)}" for f in outside["findings"]]
+        lines += [f"- `{f['path']}:{f['line']}` {f['code']} ({f['severity']}): {said(f)}" for f in outside["findings"]]
     return "\n".join(lines) + "\n"
 
 
@@ -147,7 +145,7 @@ def to_html(report: dict) -> str:
                "<th>errors</th><th>warnings</th><th>findings and problems</th></tr>")
     for row in report["operators"]:
         items = "".join(f"<li>{esc(p)}</li>" for p in row["problems"])
-        items += "".join(f"<li><code>{esc(f['path'])}:{f['line']}</code> {esc(f['code'])}: {esc(_said(f))}</li>"
+        items += "".join(f"<li><code>{esc(f['path'])}:{f['line']}</code> {esc(f['code'])}: {esc(said(f))}</li>"
                          for f in row["findings"])
         out.append(f"<tr><td>{esc(_named(row))}</td><td>{esc(row['mode'])}</td>"
                    f"<td>{esc(_listed(row['facts']['uncovered']))}</td><td>{row['errors']}</td><td>{row['warnings']}</td>"
