@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kb_tools.cann.golden_flow import GOLDEN, golden_files, judge_golden, kernel_facts
+from kb_tools.cann.golden_flow import GOLDEN, golden_files, judge_golden
+from kb_tools.cann.kernel import kernel_facts
 
 ROOT = Path(__file__).parent / "fixtures" / "cann_golden"
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kb_tools.cann.golden_flow import judge_golden, kernel_facts
+from kb_tools.cann.golden_flow import judge_golden
+from kb_tools.cann.kernel import kernel_facts
 
 ROOT = Path(__file__).parent / "fixtures" / "cann_kernel_per_dtype" / "math"
 GOLDEN = Path("tests") / "assets" / "golden.py"

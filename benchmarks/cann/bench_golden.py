@@ -13,7 +13,8 @@ import sys
 import time
 from pathlib import Path
 
-from kb_tools.cann.golden_flow import KERNEL_SUFFIXES, golden_files, judge_golden
+from kb_tools.cann.golden_flow import golden_files, judge_golden
+from kb_tools.cann.kernel import KERNEL_SUFFIXES
 
 
 def _floor(goldens: list[Path]) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kb_tools.cann.cases import read_cases
-from kb_tools.cann.golden_flow import kernel_facts
+from kb_tools.cann.kernel import kernel_facts
 from kb_tools.cann.opdef import read_opdef
 from kb_tools.cann.testspec import read_testspec
 
